@@ -1,0 +1,40 @@
+# Finds a DLPack >= 1.0 header and provides dlpack::dlpack. The version is read from the
+# header itself: Debian's dlpack package reports 0.6 even when its header is 1.3.
+include(GNUInstallDirs)
+set(DLBRIDGE_DLPACK_FROM_PACKAGE OFF)
+if(DLBRIDGE_DLPACK_INCLUDE_DIR)
+  set(_dlb_dlpack_include "${DLBRIDGE_DLPACK_INCLUDE_DIR}")
+  if(NOT TARGET dlpack::dlpack)
+    add_library(dlpack::dlpack INTERFACE IMPORTED)
+    set_target_properties(dlpack::dlpack PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_dlb_dlpack_include}")
+  endif()
+else()
+  if(NOT TARGET dlpack::dlpack)
+    find_package(dlpack CONFIG REQUIRED
+      HINTS "${CMAKE_CURRENT_SOURCE_DIR}/.deps/dlpack/usr" "${PROJECT_SOURCE_DIR}/.deps/dlpack/usr")
+    set(DLBRIDGE_DLPACK_FROM_PACKAGE ON)
+  endif()
+  get_target_property(_dlb_dlpack_include dlpack::dlpack INTERFACE_INCLUDE_DIRECTORIES)
+endif()
+
+set(_dlb_dlpack_header "")
+foreach(_dir IN LISTS _dlb_dlpack_include)
+  if(EXISTS "${_dir}/dlpack/dlpack.h")
+    set(_dlb_dlpack_header "${_dir}/dlpack/dlpack.h")
+    set(DLBRIDGE_DLPACK_HEADER_DIR "${_dir}")
+    break()
+  endif()
+endforeach()
+if(NOT _dlb_dlpack_header)
+  message(FATAL_ERROR "dlbridge: dlpack/dlpack.h not found in '${_dlb_dlpack_include}'. "
+                      "Run scripts/setup, or set DLBRIDGE_DLPACK_INCLUDE_DIR.")
+endif()
+file(STRINGS "${_dlb_dlpack_header}" _dlb_dlpack_lines REGEX "#define DLPACK_(MAJOR|MINOR)_VERSION ")
+string(REGEX REPLACE ".*DLPACK_MAJOR_VERSION ([0-9]+).*" "\\1" DLBRIDGE_DLPACK_MAJOR "${_dlb_dlpack_lines}")
+string(REGEX REPLACE ".*DLPACK_MINOR_VERSION ([0-9]+).*" "\\1" DLBRIDGE_DLPACK_MINOR "${_dlb_dlpack_lines}")
+if(NOT DLBRIDGE_DLPACK_MAJOR STREQUAL "1")
+  message(FATAL_ERROR "dlbridge needs a DLPack 1.x header; ${_dlb_dlpack_header} is "
+                      "'${DLBRIDGE_DLPACK_MAJOR}.${DLBRIDGE_DLPACK_MINOR}' (a 0.x header has no "
+                      "versioned tensors). Run scripts/setup, or set DLBRIDGE_DLPACK_INCLUDE_DIR.")
+endif()
+message(STATUS "dlbridge: DLPack header ${DLBRIDGE_DLPACK_MAJOR}.${DLBRIDGE_DLPACK_MINOR} at ${_dlb_dlpack_header}")

@@ -1,0 +1,13 @@
+// dlbridge: zero-copy exchange of memory descriptors through DLPack. Umbrella header.
+#pragma once
+
+#include "dlbridge/device_map.h"
+#include "dlbridge/error.h"
+#include "dlbridge/from_dlpack.h"
+#include "dlbridge/memory_descriptor.h"
+#include "dlbridge/memory_space.h"
+#include "dlbridge/metal_resolver.h"
+#include "dlbridge/tensor.h"
+#include "dlbridge/tensor_layout.h"
+#include "dlbridge/to_dlpack.h"
+#include "dlbridge/version.h"

@@ -1,0 +1,38 @@
+// Import: any DLPack managed tensor becomes a Tensor whose release is the tensor's deleter.
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include "dlbridge/export.h"
+#include "dlbridge/metal_resolver.h"
+#include "dlbridge/tensor.h"
+
+namespace dlbridge {
+
+struct ImportOptions {
+  /// Reject read-only input (Error(kReadOnly)).
+  bool require_writable = false;
+  /// Treat legacy tensors (which cannot say read-only) as read-only.
+  bool legacy_read_only = false;
+  /// Accept NULL strides (as C-contiguous) from DLPack >= 1.2 producers, which the
+  /// header forbids for ndim > 0.
+  bool allow_null_strides = false;
+  /// Level Zero context the kDLOneAPI pointer belongs to; without it kDLOneAPI is rejected.
+  void* level_zero_context = nullptr;
+  /// Resolves kDLMetal buffers; null = the process-wide one (SetMetalResolver), if any.
+  const MetalResolver* metal_resolver = nullptr;
+};
+
+/// Imports a versioned tensor. Always consumes `managed` (when non-null):
+///  - on success, the result's descriptor holds a release whose context is `managed` and
+///    whose single call runs `managed->deleter(managed)`; a NULL deleter gives no hold;
+///  - on failure, `managed->deleter` is called exactly once before Error is thrown.
+/// A major version other than 1 is rejected touching nothing but version, deleter and flags.
+/// The descriptor spans exactly the bytes the tensor can reach; the layout is relative to it.
+DLBRIDGE_API Tensor FromDLPack(DLManagedTensorVersioned* managed,
+                               const ImportOptions& options = {});
+
+/// Imports a legacy tensor, with the same ownership rules. NULL strides mean C-contiguous.
+DLBRIDGE_API Tensor FromDLPack(DLManagedTensor* managed, const ImportOptions& options = {});
+
+}  // namespace dlbridge

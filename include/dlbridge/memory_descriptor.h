@@ -1,0 +1,108 @@
+// MemoryDescriptor: one contiguous buffer on the host or a GPU, described with primitive
+// values only, and who keeps it alive.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "dlbridge/export.h"
+#include "dlbridge/memory_space.h"
+
+namespace dlbridge {
+namespace detail {
+struct DescriptorAccess;  // lets the converters move a hold without extra allocations
+}  // namespace detail
+
+/// Drops a producer's hold on memory. A release may run on ANY thread, and exactly once.
+using ReleaseFunction = void (*)(void* context);
+
+/// Describes a buffer (pointer as int64, size in bytes, memory space, role) and holds it
+/// alive in one of two exclusive forms:
+///  - an owner reference (SetOwner): the memory lives while the descriptor holds it;
+///  - a release callback with its context (SetRelease, SetReleaseAddress): called once when
+///    the hold is dropped. This is DLPack's deleter/manager_ctx shape.
+/// While a descriptor holds either, the memory is valid. A descriptor with neither
+/// describes memory whose lifetime the caller manages some other way.
+///
+/// Move-only. Destroying or overwriting a descriptor drops its hold exactly once; the
+/// release callback may therefore run on whichever thread destroys the descriptor.
+class DLBRIDGE_API MemoryDescriptor {
+ public:
+  MemoryDescriptor() noexcept = default;
+  ~MemoryDescriptor();
+  MemoryDescriptor(MemoryDescriptor&& other) noexcept;
+  MemoryDescriptor& operator=(MemoryDescriptor&& other) noexcept;  // drops this hold first
+  MemoryDescriptor(const MemoryDescriptor&) = delete;
+  MemoryDescriptor& operator=(const MemoryDescriptor&) = delete;
+
+  /// Sets the description in one call; validated as the single setters are. The hold is
+  /// untouched. Throws Error on a bad space, a negative size or a null pointer with bytes.
+  void Set(int64_t pointer, int64_t sizeInBytes, const char* memorySpace,
+           const char* role = "data");
+
+  /// The buffer's address as a 64-bit integer. A null pointer needs size 0.
+  void SetPointer(int64_t pointer);
+  int64_t GetPointer() const noexcept { return pointer_; }
+
+  /// Size of the buffer in bytes; never negative.
+  void SetSizeInBytes(int64_t sizeInBytes);
+  int64_t GetSizeInBytes() const noexcept { return size_; }
+
+  /// "host", "cuda", "hip" or "level_zero" (default "host"). Anything else throws
+  /// Error(kInvalidMemorySpace) naming the accepted values; "metal" says why it is absent.
+  void SetMemorySpace(const char* memorySpace);
+  void SetMemorySpace(MemorySpace space) noexcept { space_ = space; }
+  const char* GetMemorySpace() const noexcept;
+  MemorySpace GetMemorySpaceKind() const noexcept { return space_; }
+
+  /// The buffer's role within an array ("data" by default). Free text, not null.
+  void SetRole(const char* role);
+  const char* GetRole() const noexcept { return role_.c_str(); }
+
+  /// Holds `owner` alive for as long as this descriptor holds it. Drops any earlier hold
+  /// first; nullptr clears the hold.
+  void SetOwner(std::shared_ptr<const void> owner);
+  /// The owner reference, or an empty pointer when the hold is not an owner.
+  std::shared_ptr<const void> GetOwner() const;
+
+  /// Holds memory owned outside C++ references: `release(context)` runs once when the
+  /// hold is dropped (destruction, overwrite, or a later Set*). Drops any earlier hold
+  /// first; a null `release` clears the hold (and `context` is ignored).
+  void SetRelease(ReleaseFunction release, void* context);
+  /// As SetRelease(), with both addresses as integers, for wrapped callers (Python, C).
+  void SetReleaseAddress(int64_t release, int64_t context);
+
+  /// Whether this descriptor currently keeps the memory alive (owner or release).
+  bool HasOwnership() const noexcept { return kind_ != HoldKind::kNone; }
+
+  /// Hands the release duty to the caller: on true, the caller must call
+  /// `release(context)` exactly once and this descriptor holds nothing any more. For an
+  /// owner hold, the pair's single call drops that owner reference. Returns false, and
+  /// leaves both out-parameters null, when nothing is held. May throw Error(kOutOfMemory)
+  /// for an owner hold (a small block carries the reference); the hold is kept then.
+  bool TakeRelease(ReleaseFunction& release, void*& context);
+
+  /// The release callback and its context, or nullptr when the hold is not a release.
+  ReleaseFunction GetRelease() const noexcept { return release_; }
+  void* GetReleaseContext() const noexcept { return context_; }
+  /// The same as integers, for wrapped callers; 0 when the hold is not a release.
+  int64_t GetReleaseAddress() const noexcept;
+  int64_t GetReleaseContextAddress() const noexcept;
+
+ private:
+  friend struct detail::DescriptorAccess;
+  enum class HoldKind : unsigned char { kNone, kOwner, kRelease };
+  void DropHold() noexcept;
+
+  int64_t pointer_ = 0;
+  int64_t size_ = 0;
+  MemorySpace space_ = MemorySpace::kHost;
+  HoldKind kind_ = HoldKind::kNone;
+  ReleaseFunction release_ = nullptr;
+  void* context_ = nullptr;
+  std::shared_ptr<const void> owner_;
+  std::string role_ = "data";  // short roles stay in the string's inline buffer
+};
+
+}  // namespace dlbridge

@@ -1,0 +1,73 @@
+// TensorLayout: how elements sit in a descriptor's buffer (dtype, shape, strides, offset).
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "dlbridge/export.h"
+
+namespace dlbridge {
+
+/// A read-only view of ndim int64 values (shape or strides).
+struct IndexSpan {
+  const int64_t* data = nullptr;
+  size_t size = 0;
+  const int64_t* begin() const noexcept { return data; }
+  const int64_t* end() const noexcept { return data + size; }
+  int64_t operator[](size_t i) const noexcept { return data[i]; }
+};
+
+/// Dtype, shape, strides in elements and the byte offset of element zero from the
+/// descriptor's pointer. Up to kInlineDims dimensions are stored inline, so layouts of
+/// ordinary tensors (and every import of ndim <= 8) need no heap allocation.
+class DLBRIDGE_API TensorLayout {
+ public:
+  static constexpr int32_t kInlineDims = 8;
+  static constexpr int32_t kMaxDims = 64;  ///< The most dimensions dlbridge accepts.
+
+  /// A 0-d layout of one float32 element.
+  TensorLayout() noexcept;
+  /// Empty `strides` means C-contiguous. Throws Error when ndim > kMaxDims, an extent is
+  /// negative, strides and shape differ in length, or contiguous strides overflow.
+  TensorLayout(DLDataType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {},
+               uint64_t byteOffset = 0);
+  /// The same from plain arrays; `strides` null means C-contiguous.
+  static TensorLayout FromArrays(DLDataType dtype, int32_t ndim, const int64_t* shape,
+                                 const int64_t* strides, uint64_t byteOffset = 0);
+
+  ~TensorLayout();
+  TensorLayout(const TensorLayout& other);
+  TensorLayout& operator=(const TensorLayout& other);
+  TensorLayout(TensorLayout&& other) noexcept;
+  TensorLayout& operator=(TensorLayout&& other) noexcept;
+
+  DLDataType Dtype() const noexcept { return dtype_; }
+  int32_t Ndim() const noexcept { return ndim_; }
+  IndexSpan Shape() const noexcept { return {dims_, static_cast<size_t>(ndim_)}; }
+  IndexSpan Strides() const noexcept { return {dims_ + ndim_, static_cast<size_t>(ndim_)}; }
+  uint64_t ByteOffset() const noexcept { return byteOffset_; }
+  void SetByteOffset(uint64_t byteOffset) noexcept { byteOffset_ = byteOffset; }
+
+  /// Product of the extents (1 for 0-d). Throws Error(kOverflow) past int64.
+  int64_t ElementCount() const;
+  /// Whether the strides are the C-contiguous ones for this shape (extent-1 dims ignored).
+  bool IsContiguous() const noexcept;
+
+  bool operator==(const TensorLayout& other) const noexcept;
+  bool operator!=(const TensorLayout& other) const noexcept { return !(*this == other); }
+
+ private:
+  void Assign(int32_t ndim, const int64_t* shape, const int64_t* strides);
+  void Release() noexcept;
+
+  DLDataType dtype_;
+  int32_t ndim_ = 0;
+  uint64_t byteOffset_ = 0;
+  int64_t* dims_;                     // shape then strides: inline_ or a heap block
+  int64_t inline_[2 * kInlineDims];
+};
+
+}  // namespace dlbridge

@@ -1,0 +1,43 @@
+// Export: a Tensor becomes a DLPack managed tensor that owns its hold.
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+
+#include "dlbridge/export.h"
+#include "dlbridge/tensor.h"
+
+namespace dlbridge {
+
+struct ExportOptions {
+  /// Set DLPACK_FLAG_BITMASK_READ_ONLY (also set when tensor.flags has it).
+  bool read_only = false;
+  /// GPU ordinal when tensor.device names none; -1 = not given.
+  int32_t device_id = -1;
+  /// Level Zero: the ze_context_handle_t and ze_device_handle_t the pointer belongs to.
+  /// Both are required for "level_zero": its pointers mean nothing without the context.
+  void* level_zero_context = nullptr;
+  void* level_zero_device = nullptr;
+};
+
+/// Exports `tensor` as a DLPack 1.x tensor (version {1, DLPACK_MINOR_VERSION} of the header
+/// dlbridge was built with). Zero-copy: `data` is the descriptor's pointer.
+///
+/// Ownership, on success: the descriptor's hold moves into the result and `tensor` holds
+/// nothing. The consumer calls `deleter` exactly once; it drops the hold (calls the release,
+/// or drops the owner reference) and frees the tensor, on any thread. With a release hold,
+/// `manager_ctx` is the release's context. One heap allocation per export.
+/// Re-export: a tensor that FromDLPack produced from a DLManagedTensorVersioned, exported
+/// unchanged (same pointer, size, layout, device and flags), hands back that original tensor.
+///
+/// On failure: throws Error and `tensor` keeps its hold; nothing is released or leaked.
+DLBRIDGE_API DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor,
+                                                         const ExportOptions& options = {});
+
+/// Legacy (pre-1.0) export; prefer ToDLPackVersioned. The legacy struct cannot say
+/// read-only or padded sub-byte, so such tensors are refused (Error(kInvalidFlags)).
+/// Ownership as for ToDLPackVersioned, re-export included (for legacy originals).
+DLBRIDGE_API DLManagedTensor* ToDLPack(Tensor&& tensor, const ExportOptions& options = {});
+
+}  // namespace dlbridge

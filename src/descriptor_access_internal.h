@@ -1,0 +1,36 @@
+// Moves a descriptor's hold into an export block (or out of an import) without the
+// allocation TakeRelease needs for owner holds.
+#pragma once
+
+#include <memory>
+#include <utility>
+
+#include "dlbridge/memory_descriptor.h"
+
+namespace dlbridge {
+namespace detail {
+
+struct DescriptorAccess {
+  static bool HoldsOwner(const MemoryDescriptor& d) noexcept {
+    return d.kind_ == MemoryDescriptor::HoldKind::kOwner;
+  }
+  /// Moves the owner reference out; the descriptor holds nothing afterwards.
+  static std::shared_ptr<const void> TakeOwner(MemoryDescriptor& d) noexcept {
+    d.kind_ = MemoryDescriptor::HoldKind::kNone;
+    return std::move(d.owner_);
+  }
+  /// Disarms a release hold without calling it.
+  static void Disarm(MemoryDescriptor& d) noexcept {
+    d.kind_ = MemoryDescriptor::HoldKind::kNone;
+    d.release_ = nullptr;
+    d.context_ = nullptr;
+  }
+};
+
+/// The releases FromDLPack installs: they call the imported tensor's deleter. ToDLPack*
+/// recognises them to hand an unchanged import back instead of wrapping it.
+void ReleaseImportedVersioned(void* managed) noexcept;
+void ReleaseImportedLegacy(void* managed) noexcept;
+
+}  // namespace detail
+}  // namespace dlbridge

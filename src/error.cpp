@@ -1,0 +1,35 @@
+// Error and its code names.
+#include "dlbridge/error.h"
+
+#include <utility>
+
+namespace dlbridge {
+
+Error::Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+const char* ErrorCodeName(ErrorCode code) noexcept {
+  switch (code) {
+    case ErrorCode::kInvalidArgument: return "kInvalidArgument";
+    case ErrorCode::kInvalidMemorySpace: return "kInvalidMemorySpace";
+    case ErrorCode::kInvalidDescriptor: return "kInvalidDescriptor";
+    case ErrorCode::kUnsupportedVersion: return "kUnsupportedVersion";
+    case ErrorCode::kInvalidShape: return "kInvalidShape";
+    case ErrorCode::kInvalidStrides: return "kInvalidStrides";
+    case ErrorCode::kInvalidDtype: return "kInvalidDtype";
+    case ErrorCode::kInvalidFlags: return "kInvalidFlags";
+    case ErrorCode::kUnsupportedDevice: return "kUnsupportedDevice";
+    case ErrorCode::kDeviceMismatch: return "kDeviceMismatch";
+    case ErrorCode::kMissingDeviceId: return "kMissingDeviceId";
+    case ErrorCode::kMissingContext: return "kMissingContext";
+    case ErrorCode::kNullData: return "kNullData";
+    case ErrorCode::kOutOfBounds: return "kOutOfBounds";
+    case ErrorCode::kOverflow: return "kOverflow";
+    case ErrorCode::kReadOnly: return "kReadOnly";
+    case ErrorCode::kOutOfMemory: return "kOutOfMemory";
+    case ErrorCode::kRuntimeUnavailable: return "kRuntimeUnavailable";
+    case ErrorCode::kDoubleRelease: return "kDoubleRelease";
+  }
+  return "unknown";
+}
+
+}  // namespace dlbridge

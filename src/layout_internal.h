@@ -1,0 +1,49 @@
+// Checks shared by export and import: dtype rules, checked arithmetic, the byte span.
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <string>
+
+#include "dlbridge/error.h"
+
+namespace dlbridge {
+namespace detail {
+
+[[noreturn]] void Fail(ErrorCode code, const std::string& message);
+
+inline bool MulOverflows(int64_t a, int64_t b, int64_t* out) {
+  return __builtin_mul_overflow(a, b, out);
+}
+inline bool AddOverflows(int64_t a, int64_t b, int64_t* out) {
+  return __builtin_add_overflow(a, b, out);
+}
+
+/// The flag bits this build knows.
+uint64_t KnownFlags() noexcept;
+
+/// Throws Error(kInvalidDtype) unless lanes >= 1 and bits match the code; `where` prefixes
+/// the message ("FromDLPack", "ToDLPackVersioned", ...).
+void CheckDtype(const char* where, DLDataType dtype);
+
+/// Whether elements of this dtype are packed below byte granularity (fp4/fp6 unpadded).
+bool IsPackedSubByte(DLDataType dtype, uint64_t flags) noexcept;
+
+/// The bytes a layout can touch, relative to element zero.
+struct ByteSpan {
+  int64_t count = 0;  ///< Number of elements.
+  int64_t low = 0;    ///< Byte offset of the lowest reachable byte from element zero (<= 0).
+  int64_t bytes = 0;  ///< Bytes from the lowest to one past the highest reachable byte.
+};
+
+/// Computes the span of ndim extents and strides (non-null when ndim > 0), checking every
+/// product and sum for int64 overflow. Extents must already be >= 0.
+ByteSpan ComputeSpan(const char* where, DLDataType dtype, uint64_t flags, int32_t ndim,
+                     const int64_t* shape, const int64_t* strides);
+
+/// "int32x4"-style text of a dtype for messages.
+std::string DtypeText(DLDataType dtype);
+
+}  // namespace detail
+}  // namespace dlbridge

@@ -1,0 +1,186 @@
+// MemoryDescriptor: description setters and the exclusive owner/release hold.
+#include "dlbridge/memory_descriptor.h"
+
+#include <new>
+#include <string>
+#include <utility>
+
+#include "dlbridge/error.h"
+
+namespace dlbridge {
+namespace {
+
+// TakeRelease on an owner hold: the reference travels in a small block the release frees.
+void DropOwnerBlock(void* context) { delete static_cast<std::shared_ptr<const void>*>(context); }
+
+}  // namespace
+
+MemoryDescriptor::~MemoryDescriptor() { DropHold(); }
+
+MemoryDescriptor::MemoryDescriptor(MemoryDescriptor&& other) noexcept
+    : pointer_(other.pointer_),
+      size_(other.size_),
+      space_(other.space_),
+      kind_(other.kind_),
+      release_(other.release_),
+      context_(other.context_),
+      owner_(std::move(other.owner_)),
+      role_(std::move(other.role_)) {
+  other.kind_ = HoldKind::kNone;
+  other.release_ = nullptr;
+  other.context_ = nullptr;
+}
+
+MemoryDescriptor& MemoryDescriptor::operator=(MemoryDescriptor&& other) noexcept {
+  if (this != &other) {
+    DropHold();
+    pointer_ = other.pointer_;
+    size_ = other.size_;
+    space_ = other.space_;
+    kind_ = other.kind_;
+    release_ = other.release_;
+    context_ = other.context_;
+    owner_ = std::move(other.owner_);
+    role_ = std::move(other.role_);
+    other.kind_ = HoldKind::kNone;
+    other.release_ = nullptr;
+    other.context_ = nullptr;
+  }
+  return *this;
+}
+
+void MemoryDescriptor::DropHold() noexcept {
+  // Disarm before calling out, so a release that touches this descriptor sees no hold.
+  HoldKind kind = kind_;
+  ReleaseFunction release = release_;
+  void* context = context_;
+  kind_ = HoldKind::kNone;
+  release_ = nullptr;
+  context_ = nullptr;
+  if (kind == HoldKind::kRelease) {
+    release(context);
+  } else if (kind == HoldKind::kOwner) {
+    owner_.reset();
+  }
+}
+
+void MemoryDescriptor::Set(int64_t pointer, int64_t sizeInBytes, const char* memorySpace,
+                           const char* role) {
+  // Validate everything before changing anything, so a throw leaves the descriptor as it was.
+  MemorySpace space = ParseMemorySpace(memorySpace);
+  if (sizeInBytes < 0) {
+    throw Error(ErrorCode::kInvalidDescriptor,
+                "MemoryDescriptor: sizeInBytes is " + std::to_string(sizeInBytes) +
+                    "; a size must be >= 0");
+  }
+  if (pointer == 0 && sizeInBytes != 0) {
+    throw Error(ErrorCode::kInvalidDescriptor,
+                "MemoryDescriptor: pointer is null but sizeInBytes is " +
+                    std::to_string(sizeInBytes) + "; a null pointer describes 0 bytes");
+  }
+  if (role == nullptr) {
+    throw Error(ErrorCode::kInvalidArgument, "MemoryDescriptor: role is null; give a name such as \"data\"");
+  }
+  pointer_ = pointer;
+  size_ = sizeInBytes;
+  space_ = space;
+  role_ = role;
+}
+
+void MemoryDescriptor::SetPointer(int64_t pointer) {
+  if (pointer == 0 && size_ != 0) {
+    throw Error(ErrorCode::kInvalidDescriptor,
+                "MemoryDescriptor: pointer is null but sizeInBytes is " + std::to_string(size_) +
+                    "; set the size to 0 first, or give a non-null pointer");
+  }
+  pointer_ = pointer;
+}
+
+void MemoryDescriptor::SetSizeInBytes(int64_t sizeInBytes) {
+  if (sizeInBytes < 0) {
+    throw Error(ErrorCode::kInvalidDescriptor, "MemoryDescriptor: sizeInBytes is " +
+                                                   std::to_string(sizeInBytes) +
+                                                   "; a size must be >= 0");
+  }
+  if (pointer_ == 0 && sizeInBytes != 0) {
+    throw Error(ErrorCode::kInvalidDescriptor,
+                "MemoryDescriptor: sizeInBytes is " + std::to_string(sizeInBytes) +
+                    " but the pointer is null; set a non-null pointer first");
+  }
+  size_ = sizeInBytes;
+}
+
+void MemoryDescriptor::SetMemorySpace(const char* memorySpace) {
+  space_ = ParseMemorySpace(memorySpace);
+}
+
+const char* MemoryDescriptor::GetMemorySpace() const noexcept { return MemorySpaceName(space_); }
+
+void MemoryDescriptor::SetRole(const char* role) {
+  if (role == nullptr) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "MemoryDescriptor: role is null; give a name such as \"data\"");
+  }
+  role_ = role;
+}
+
+void MemoryDescriptor::SetOwner(std::shared_ptr<const void> owner) {
+  DropHold();
+  if (owner) {
+    owner_ = std::move(owner);
+    kind_ = HoldKind::kOwner;
+  }
+}
+
+std::shared_ptr<const void> MemoryDescriptor::GetOwner() const {
+  return kind_ == HoldKind::kOwner ? owner_ : std::shared_ptr<const void>();
+}
+
+void MemoryDescriptor::SetRelease(ReleaseFunction release, void* context) {
+  DropHold();
+  if (release != nullptr) {
+    release_ = release;
+    context_ = context;
+    kind_ = HoldKind::kRelease;
+  }
+}
+
+void MemoryDescriptor::SetReleaseAddress(int64_t release, int64_t context) {
+  SetRelease(reinterpret_cast<ReleaseFunction>(static_cast<intptr_t>(release)),
+             reinterpret_cast<void*>(static_cast<intptr_t>(context)));
+}
+
+int64_t MemoryDescriptor::GetReleaseAddress() const noexcept {
+  return static_cast<int64_t>(reinterpret_cast<intptr_t>(release_));
+}
+
+int64_t MemoryDescriptor::GetReleaseContextAddress() const noexcept {
+  return static_cast<int64_t>(reinterpret_cast<intptr_t>(context_));
+}
+
+bool MemoryDescriptor::TakeRelease(ReleaseFunction& release, void*& context) {
+  release = nullptr;
+  context = nullptr;
+  if (kind_ == HoldKind::kRelease) {
+    release = release_;
+    context = context_;
+    release_ = nullptr;
+    context_ = nullptr;
+    kind_ = HoldKind::kNone;
+    return true;
+  }
+  if (kind_ == HoldKind::kOwner) {
+    auto* block = new (std::nothrow) std::shared_ptr<const void>(std::move(owner_));
+    if (block == nullptr) {
+      throw Error(ErrorCode::kOutOfMemory,
+                  "MemoryDescriptor::TakeRelease: could not allocate the owner block");
+    }
+    kind_ = HoldKind::kNone;
+    release = &DropOwnerBlock;
+    context = block;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace dlbridge

@@ -1,0 +1,250 @@
+// Export: Tensor -> DLManagedTensorVersioned / DLManagedTensor, one allocation each.
+#include "dlbridge/to_dlpack.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "descriptor_access_internal.h"
+#include "dlbridge/device_map.h"
+#include "dlbridge/error.h"
+#include "layout_internal.h"
+
+namespace dlbridge {
+namespace {
+
+using detail::Fail;
+
+// Everything one export needs, in one block: the managed struct first (so the deleter's
+// `self` is the block), then the hold, then shape and strides.
+template <class Managed>
+struct ExportBlock {
+  Managed managed;
+  ReleaseFunction release;
+  void* context;
+  std::shared_ptr<const void> owner;
+  // int64_t dims[2 * ndim] follow the block.
+
+  int64_t* Dims() noexcept { return reinterpret_cast<int64_t*>(this + 1); }
+
+  // Reads only the block's own fields, never the DLTensor (a consumer may have changed it).
+  static void Delete(Managed* self) {
+    if (self == nullptr) return;
+    auto* block = reinterpret_cast<ExportBlock*>(self);
+    ReleaseFunction release = block->release;
+    void* context = block->context;
+    block->~ExportBlock();
+    std::free(block);
+    if (release != nullptr) release(context);
+  }
+};
+
+static_assert(alignof(ExportBlock<DLManagedTensorVersioned>) % alignof(int64_t) == 0 &&
+                  sizeof(ExportBlock<DLManagedTensorVersioned>) % alignof(int64_t) == 0,
+              "dims must be aligned after the block");
+
+DLDevice ResolveDevice(const char* where, const Tensor& tensor, const ExportOptions& options) {
+  const MemorySpace space = tensor.descriptor.GetMemorySpaceKind();
+  const char* spaceName = MemorySpaceName(space);
+  DLDevice device{};
+  if (tensor.device.device_type != 0) {
+    if (!DeviceTypeMatchesSpace(tensor.device.device_type, space)) {
+      Fail(ErrorCode::kDeviceMismatch,
+           std::string(where) + ": Tensor::device.device_type " +
+               std::to_string(tensor.device.device_type) + " (" +
+               DeviceTypeName(tensor.device.device_type) + ") contradicts memory space \"" +
+               spaceName + "\"; leave it 0 to derive it from the space");
+    }
+    device = tensor.device;
+    if (options.device_id >= 0 && options.device_id != device.device_id) {
+      Fail(ErrorCode::kDeviceMismatch,
+           std::string(where) + ": ExportOptions::device_id " + std::to_string(options.device_id) +
+               " contradicts Tensor::device.device_id " + std::to_string(device.device_id));
+    }
+  } else {
+    device.device_type = DefaultDeviceType(space);
+    device.device_id = options.device_id;
+  }
+  const DeviceTypeInfo* row = FindDeviceType(device.device_type);
+  if (row->id_is_zero) {
+    if (device.device_id > 0) {
+      Fail(ErrorCode::kDeviceMismatch, std::string(where) + ": device_id " +
+                                           std::to_string(device.device_id) + " for " + row->name +
+                                           "; DLPack requires device_id 0 for this device type");
+    }
+    device.device_id = 0;
+  } else if (device.device_id < 0) {
+    Fail(ErrorCode::kMissingDeviceId,
+         std::string(where) + ": memory space \"" + spaceName +
+             "\" needs a device ordinal; set Tensor::device (e.g. {" + row->name +
+             ", 0}) or ExportOptions::device_id");
+  }
+  if (space == MemorySpace::kLevelZero &&
+      (options.level_zero_context == nullptr || options.level_zero_device == nullptr)) {
+    Fail(ErrorCode::kMissingContext,
+         std::string(where) +
+             ": memory space \"level_zero\" needs ExportOptions::level_zero_context and "
+             "level_zero_device; a Level Zero pointer means nothing without its context");
+  }
+  return device;
+}
+
+// The checks of both exports; returns the flags to publish and fills span.
+uint64_t CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
+                     bool legacy, DLDevice* device, detail::ByteSpan* span) {
+  const uint64_t unknown = tensor.flags & ~detail::KnownFlags();
+  if (unknown != 0) {
+    Fail(ErrorCode::kInvalidFlags, std::string(where) + ": Tensor::flags has unknown bits 0x" +
+                                       [&] {
+                                         char buf[32];
+                                         std::snprintf(buf, sizeof buf, "%llx",
+                                                       static_cast<unsigned long long>(unknown));
+                                         return std::string(buf);
+                                       }() +
+                                       "; known: DLPACK_FLAG_BITMASK_*");
+  }
+  uint64_t flags = tensor.flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED);
+  if (options.read_only) flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+  if (legacy && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {
+    Fail(ErrorCode::kReadOnly, std::string(where) +
+                                   ": the tensor is read-only and a legacy DLManagedTensor cannot "
+                                   "say so; use ToDLPackVersioned");
+  }
+  const TensorLayout& layout = tensor.layout;
+  detail::CheckDtype(where, layout.Dtype());
+  if (legacy && !detail::IsPackedSubByte(layout.Dtype(), flags) &&
+      (int64_t{layout.Dtype().bits} * layout.Dtype().lanes) % 8 != 0) {
+    Fail(ErrorCode::kInvalidFlags, std::string(where) + ": padded sub-byte " +
+                                       detail::DtypeText(layout.Dtype()) +
+                                       " cannot be said in a legacy DLManagedTensor; use "
+                                       "ToDLPackVersioned");
+  }
+  *device = ResolveDevice(where, tensor, options);
+  *span = detail::ComputeSpan(where, layout.Dtype(), flags, layout.Ndim(), layout.Shape().data,
+                              layout.Strides().data);
+  if (span->count > 0) {
+    const int64_t size = tensor.descriptor.GetSizeInBytes();
+    int64_t start = 0;
+    int64_t end = 0;
+    const bool overflow =
+        layout.ByteOffset() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+        detail::AddOverflows(static_cast<int64_t>(layout.ByteOffset()), span->low, &start) ||
+        detail::AddOverflows(start, span->bytes, &end);
+    if (overflow || start < 0 || end > size) {
+      Fail(ErrorCode::kOutOfBounds,
+           std::string(where) + ": the layout reaches bytes [" +
+               (overflow ? std::string("overflow") : std::to_string(start) + ", " + std::to_string(end)) +
+               ") from the pointer (byte offset " + std::to_string(layout.ByteOffset()) +
+               ") but the descriptor describes [0, " + std::to_string(size) + ")");
+    }
+  }
+  return flags;
+}
+
+// An unchanged re-export hands back the tensor FromDLPack consumed.
+template <class Managed>
+bool IsUnchangedImport(const Tensor& tensor, const Managed* original, DLDevice device,
+                       uint64_t flags, const detail::ByteSpan& span) {
+  const DLTensor& t = original->dl_tensor;
+  const TensorLayout& layout = tensor.layout;
+  if (t.ndim != layout.Ndim() || t.dtype.code != layout.Dtype().code ||
+      t.dtype.bits != layout.Dtype().bits || t.dtype.lanes != layout.Dtype().lanes ||
+      t.device.device_type != device.device_type || t.device.device_id != device.device_id) {
+    return false;
+  }
+  if (t.ndim > 0 && t.strides == nullptr) return false;  // ours always carry strides
+  const size_t n = static_cast<size_t>(t.ndim);
+  if (n > 0 && (std::memcmp(t.shape, layout.Shape().data, n * sizeof(int64_t)) != 0 ||
+                std::memcmp(t.strides, layout.Strides().data, n * sizeof(int64_t)) != 0)) {
+    return false;
+  }
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    if ((original->flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED)) != flags) {
+      return false;
+    }
+  } else {
+    if (flags != 0) return false;
+  }
+  if (span.count == 0) return tensor.descriptor.GetSizeInBytes() == 0;
+  const uintptr_t elementZero = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
+  return elementZero == static_cast<uintptr_t>(tensor.descriptor.GetPointer()) +
+                            layout.ByteOffset() &&
+         tensor.descriptor.GetSizeInBytes() == span.bytes;
+}
+
+template <class Managed>
+Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options) {
+  constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
+  DLDevice device{};
+  detail::ByteSpan span;
+  const uint64_t flags = CheckExport(where, tensor, options, kLegacy, &device, &span);
+
+  MemoryDescriptor& descriptor = tensor.descriptor;
+  constexpr ReleaseFunction kImportRelease =
+      kLegacy ? &detail::ReleaseImportedLegacy : &detail::ReleaseImportedVersioned;
+  if (descriptor.GetRelease() == kImportRelease && descriptor.GetReleaseContext() != nullptr) {
+    auto* original = static_cast<Managed*>(descriptor.GetReleaseContext());
+    if (IsUnchangedImport(tensor, original, device, flags, span)) {
+      detail::DescriptorAccess::Disarm(descriptor);
+      return original;
+    }
+  }
+
+  using Block = ExportBlock<Managed>;
+  const int32_t ndim = tensor.layout.Ndim();
+  void* memory = std::malloc(sizeof(Block) + sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
+  if (memory == nullptr) {
+    Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not allocate the export block");
+  }
+  // Nothing below can fail: the hold moves only once the export is certain.
+  Block* block = new (memory) Block{};
+  Managed& m = block->managed;
+  if constexpr (!kLegacy) {
+    m.version.major = 1;
+    m.version.minor = DLPACK_MINOR_VERSION;
+    m.flags = flags;
+  }
+  DLTensor& t = m.dl_tensor;
+  t.device = device;
+  t.ndim = ndim;
+  t.dtype = tensor.layout.Dtype();
+  if (ndim > 0) {
+    int64_t* dims = block->Dims();
+    std::memcpy(dims, tensor.layout.Shape().data, sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
+    t.shape = dims;
+    t.strides = dims + ndim;
+  }
+  if (span.count > 0) {
+    t.data = reinterpret_cast<void*>(static_cast<intptr_t>(descriptor.GetPointer()));
+    t.byte_offset = tensor.layout.ByteOffset();
+  }
+  if (detail::DescriptorAccess::HoldsOwner(descriptor)) {
+    block->owner = detail::DescriptorAccess::TakeOwner(descriptor);
+    m.manager_ctx = block;
+  } else if (descriptor.GetRelease() != nullptr) {
+    block->release = descriptor.GetRelease();
+    block->context = descriptor.GetReleaseContext();
+    m.manager_ctx = block->context;
+    detail::DescriptorAccess::Disarm(descriptor);
+  }
+  m.deleter = &Block::Delete;
+  return &m;
+}
+
+}  // namespace
+
+DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor, const ExportOptions& options) {
+  return Export<DLManagedTensorVersioned>("ToDLPackVersioned", tensor, options);
+}
+
+DLManagedTensor* ToDLPack(Tensor&& tensor, const ExportOptions& options) {
+  return Export<DLManagedTensor>("ToDLPack", tensor, options);
+}
+
+}  // namespace dlbridge
