@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "dlbridge/memory_descriptor.h"
+#include "ledger_internal.h"
 
 namespace dlbridge {
 namespace detail {
@@ -16,11 +17,13 @@ struct DescriptorAccess {
   }
   /// Moves the owner reference out; the descriptor holds nothing afterwards.
   static std::shared_ptr<const void> TakeOwner(MemoryDescriptor& d) noexcept {
+    if (d.kind_ != MemoryDescriptor::HoldKind::kNone) LedgerHoldTaken();
     d.kind_ = MemoryDescriptor::HoldKind::kNone;
     return std::move(d.owner_);
   }
   /// Disarms a release hold without calling it.
   static void Disarm(MemoryDescriptor& d) noexcept {
+    if (d.kind_ != MemoryDescriptor::HoldKind::kNone) LedgerHoldTaken();
     d.kind_ = MemoryDescriptor::HoldKind::kNone;
     d.release_ = nullptr;
     d.context_ = nullptr;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "dlbridge/error.h"
+#include "ledger_internal.h"
 
 namespace dlbridge {
 namespace {
@@ -57,6 +58,7 @@ void MemoryDescriptor::DropHold() noexcept {
   kind_ = HoldKind::kNone;
   release_ = nullptr;
   context_ = nullptr;
+  if (kind != HoldKind::kNone) detail::LedgerHoldDropped();
   if (kind == HoldKind::kRelease) {
     release(context);
   } else if (kind == HoldKind::kOwner) {
@@ -129,6 +131,7 @@ void MemoryDescriptor::SetOwner(std::shared_ptr<const void> owner) {
   if (owner) {
     owner_ = std::move(owner);
     kind_ = HoldKind::kOwner;
+    detail::LedgerHoldSet();
   }
 }
 
@@ -142,6 +145,7 @@ void MemoryDescriptor::SetRelease(ReleaseFunction release, void* context) {
     release_ = release;
     context_ = context;
     kind_ = HoldKind::kRelease;
+    detail::LedgerHoldSet();
   }
 }
 
@@ -167,6 +171,7 @@ bool MemoryDescriptor::TakeRelease(ReleaseFunction& release, void*& context) {
     release_ = nullptr;
     context_ = nullptr;
     kind_ = HoldKind::kNone;
+    detail::LedgerHoldTaken();
     return true;
   }
   if (kind_ == HoldKind::kOwner) {
@@ -176,6 +181,7 @@ bool MemoryDescriptor::TakeRelease(ReleaseFunction& release, void*& context) {
                   "MemoryDescriptor::TakeRelease: could not allocate the owner block");
     }
     kind_ = HoldKind::kNone;
+    detail::LedgerHoldTaken();
     release = &DropOwnerBlock;
     context = block;
     return true;

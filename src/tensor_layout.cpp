@@ -135,7 +135,8 @@ ByteSpan ComputeSpan(const char* where, DLDataType dtype, uint64_t flags, int32_
     }
   }
   int64_t elements = 0;
-  if (AddOverflows(hi - 0, 1, &elements) || AddOverflows(elements, -lo, &elements)) {
+  // elements - lo, not elements + -lo: lo may be INT64_MIN, whose negation overflows.
+  if (AddOverflows(hi - 0, 1, &elements) || __builtin_sub_overflow(elements, lo, &elements)) {
     Fail(ErrorCode::kOverflow, std::string(where) + ": the layout's extent overflows int64");
   }
   const int64_t elementBits = int64_t{dtype.bits} * dtype.lanes;

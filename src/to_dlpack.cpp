@@ -15,6 +15,7 @@
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
 #include "layout_internal.h"
+#include "ledger_internal.h"
 
 namespace dlbridge {
 namespace {
@@ -34,8 +35,10 @@ struct ExportBlock {
   int64_t* Dims() noexcept { return reinterpret_cast<int64_t*>(this + 1); }
 
   // Reads only the block's own fields, never the DLTensor (a consumer may have changed it).
+  // Ledger builds first ask whether `self` is a live export: a second call returns here.
   static void Delete(Managed* self) {
     if (self == nullptr) return;
+    if (!detail::LedgerExportDeleting(self, std::is_same_v<Managed, DLManagedTensor>)) return;
     auto* block = reinterpret_cast<ExportBlock*>(self);
     ReleaseFunction release = block->release;
     void* context = block->context;
@@ -201,6 +204,10 @@ Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options)
   void* memory = std::malloc(sizeof(Block) + sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
   if (memory == nullptr) {
     Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not allocate the export block");
+  }
+  if (!detail::LedgerExportCreated(memory)) {  // ledger builds only; always true otherwise
+    std::free(memory);
+    Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not record the export block");
   }
   // Nothing below can fail: the hold moves only once the export is certain.
   Block* block = new (memory) Block{};

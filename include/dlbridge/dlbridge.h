@@ -4,6 +4,7 @@
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
 #include "dlbridge/from_dlpack.h"
+#include "dlbridge/ledger.h"
 #include "dlbridge/memory_descriptor.h"
 #include "dlbridge/memory_space.h"
 #include "dlbridge/metal_resolver.h"

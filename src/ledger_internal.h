@@ -1,0 +1,34 @@
+// Ledger hooks. With DLBRIDGE_LEDGER undefined every hook is an empty inline function (or
+// a constant `true`), so the hooks cost nothing in ordinary builds.
+#pragma once
+
+namespace dlbridge {
+namespace detail {
+
+#if defined(DLBRIDGE_LEDGER)
+/// A descriptor starts holding (owner or release).
+void LedgerHoldSet() noexcept;
+/// A descriptor stops holding without running the release: TakeRelease, export, disarm.
+void LedgerHoldTaken() noexcept;
+/// A descriptor drops its hold (runs the release or drops the owner).
+void LedgerHoldDropped() noexcept;
+/// Registers a new export block before anything depends on it; false when the ledger could
+/// not allocate its entry (the export then fails with kOutOfMemory, the hold kept).
+bool LedgerExportCreated(const void* block) noexcept;
+/// Called first by a dlbridge deleter: true (and the block is forgotten) when `block` is a
+/// live export; false, with a report recorded, when it is not: the deleter must return
+/// without touching `block`.
+bool LedgerExportDeleting(const void* block, bool legacy) noexcept;
+#else
+inline void LedgerHoldSet() noexcept {}
+inline void LedgerHoldTaken() noexcept {}
+inline void LedgerHoldDropped() noexcept {}
+inline bool LedgerExportCreated(const void*) noexcept { return true; }
+inline bool LedgerExportDeleting(const void*, bool) noexcept { return true; }
+#endif
+
+// A moved hold (move construction, move assignment) changes no count: one descriptor stops
+// holding as another starts. Move assignment first drops the target's own hold, counted.
+
+}  // namespace detail
+}  // namespace dlbridge
