@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Speed of dlbridge's Python DLPack exchange against NumPy's own, in one run.
+
+    PYTHONPATH=<build>/python /usr/bin/python3 bench/python_bench.py [--number N] [--check]
+
+Measures (stdlib timeit, best of 5 repeats, interleaved; nanoseconds per call):
+  baseline   np.from_dlpack(ndarray)
+  export     np.from_dlpack(dlbridge.Tensor)      -> ratio export / baseline
+  import     dlbridge.from_dlpack(ndarray)        -> ratio import / baseline
+Goal (issue "Python"): both ratios <= 1.2. --check exits 1 when a ratio is above the goal.
+Each measured call includes dropping its result, so deleters and releases are timed too.
+"""
+import argparse
+import sys
+import timeit
+
+import numpy as np
+
+import dlbridge
+
+GOAL = 1.2
+
+
+def best_ns(stmts, number, env, repeat=5):
+    """Best of `repeat` for each statement, the statements interleaved in each round so that
+    load from other processes drifts over all of them alike."""
+    timers = [timeit.Timer(stmt, globals=env) for stmt in stmts]
+    best = [float("inf")] * len(stmts)
+    for _ in range(repeat):
+        for i, timer in enumerate(timers):
+            best[i] = min(best[i], timer.timeit(number))
+    return [b / number * 1e9 for b in best]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--number", type=int, default=200000, help="calls per repeat")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a ratio exceeds the goal")
+    args = parser.parse_args()
+
+    array = np.arange(16, dtype=np.float32).reshape(4, 4)
+    tensor = dlbridge.from_dlpack(np.arange(16, dtype=np.float32).reshape(4, 4))
+    env = {"np": np, "dlbridge": dlbridge, "array": array, "tensor": tensor}
+
+    # Warm up (type caches, allocator pools).
+    for _ in range(1000):
+        np.from_dlpack(array)
+        np.from_dlpack(tensor)
+        dlbridge.from_dlpack(array)
+
+    baseline, export, imported = best_ns(
+        ["np.from_dlpack(array)", "np.from_dlpack(tensor)", "dlbridge.from_dlpack(array)"],
+        args.number, env)
+
+    print(f"numpy {np.__version__}, dlbridge {dlbridge.__version__}, Python {sys.version.split()[0]}")
+    print(f"np.from_dlpack(ndarray)          {baseline:8.1f} ns")
+    print(f"np.from_dlpack(dlbridge.Tensor)  {export:8.1f} ns   ratio {export / baseline:.2f}")
+    print(f"dlbridge.from_dlpack(ndarray)    {imported:8.1f} ns   ratio {imported / baseline:.2f}")
+    print(f"goal: both ratios <= {GOAL}")
+    if args.check and max(export, imported) / baseline > GOAL:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

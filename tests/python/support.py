@@ -1,0 +1,166 @@
+"""Shared helpers for dlbridge's Python tests: ctypes mirrors of the DLPack structs, a release
+counter whose address can be given to SetReleaseAddress, and hand-built capsules."""
+import ctypes
+import gc
+
+import dlbridge
+
+c_int64_p = ctypes.POINTER(ctypes.c_int64)
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", c_int64_p), ("strides", c_int64_p),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", DELETER)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", DELETER), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+
+class DLPackExchangeAPIHeader(ctypes.Structure):
+    pass
+
+
+DLPackExchangeAPIHeader._fields_ = [("version", DLPackVersion),
+                                    ("prev_api", ctypes.POINTER(DLPackExchangeAPIHeader))]
+
+SET_ERROR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)
+# PYFUNCTYPE: the GIL stays held during the call (these functions use the Python C API).
+ALLOCATOR = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.POINTER(DLTensor),
+                              ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned)),
+                              ctypes.c_void_p, SET_ERROR)
+FROM_PYOBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
+                                  ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned)))
+TO_PYOBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.POINTER(DLManagedTensorVersioned),
+                                ctypes.POINTER(ctypes.c_void_p))
+DLTENSOR_FROM_PYOBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))
+CURRENT_STREAM = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int32,
+                                   ctypes.POINTER(ctypes.c_void_p))
+
+
+class DLPackExchangeAPI(ctypes.Structure):
+    _fields_ = [("header", DLPackExchangeAPIHeader),
+                ("managed_tensor_allocator", ALLOCATOR),
+                ("managed_tensor_from_py_object_no_sync", FROM_PYOBJECT),
+                ("managed_tensor_to_py_object_no_sync", TO_PYOBJECT),
+                ("dltensor_from_py_object_no_sync", DLTENSOR_FROM_PYOBJECT),
+                ("current_work_stream", CURRENT_STREAM)]
+
+
+_api = ctypes.pythonapi
+_api.PyCapsule_New.restype = ctypes.py_object
+_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+_api.PyCapsule_GetName.restype = ctypes.c_char_p
+_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.Py_DecRef.argtypes = [ctypes.py_object]
+
+# Capsule names must outlive their capsules.
+NAMES = {name: ctypes.create_string_buffer(name) for name in
+         (b"dltensor", b"dltensor_versioned", b"used_dltensor", b"used_dltensor_versioned",
+          b"not_a_tensor", b"dlpack_exchange_api")}
+
+
+def make_capsule(address, name):
+    """A capsule around `address` named `name`, with no destructor."""
+    return _api.PyCapsule_New(address, ctypes.cast(NAMES[name], ctypes.c_void_p), None)
+
+
+def capsule_name(capsule):
+    return _api.PyCapsule_GetName(capsule).decode()
+
+
+def capsule_pointer(capsule, name):
+    return _api.PyCapsule_GetPointer(capsule, name.encode())
+
+
+def address_of(obj):
+    return ctypes.cast(obj, ctypes.c_void_p).value
+
+
+class ReleaseCounter:
+    """A C release (void (*)(void*)) built with ctypes; counts calls and their contexts."""
+
+    def __init__(self):
+        self.contexts = []
+        self._fn = DELETER(self._called)
+        self.address = address_of(self._fn)
+
+    def _called(self, context):
+        self.contexts.append(context)
+
+    @property
+    def calls(self):
+        return len(self.contexts)
+
+
+class HandBuilt:
+    """A managed tensor built with ctypes whose deleter is counted (legacy or versioned)."""
+
+    def __init__(self, versioned, shape=(4,), dtype=(2, 32, 1), data=None, strides=None,
+                 major=1, minor=3, flags=0, device=(1, 0), ndim=None):
+        self.deletes = 0
+        self._deleter = DELETER(self._delete)
+        self.buffer = (ctypes.c_float * 16)()
+        n = len(shape)
+        self.shape = (ctypes.c_int64 * max(n, 1))(*shape)
+        self.strides = (ctypes.c_int64 * max(n, 1))(*(strides or [0] * n))
+        m = DLManagedTensorVersioned() if versioned else DLManagedTensor()
+        if versioned:
+            m.version.major, m.version.minor, m.flags = major, minor, flags
+        t = m.dl_tensor
+        t.data = address_of(self.buffer) if data is None else data
+        t.device.device_type, t.device.device_id = device
+        t.ndim = n if ndim is None else ndim
+        t.dtype.code, t.dtype.bits, t.dtype.lanes = dtype
+        t.shape = ctypes.cast(self.shape, c_int64_p) if n else None
+        t.strides = ctypes.cast(self.strides, c_int64_p) if strides is not None else None
+        m.deleter = self._deleter
+        self.managed = m
+        self.name = b"dltensor_versioned" if versioned else b"dltensor"
+
+    def _delete(self, _self):
+        self.deletes += 1
+
+    def capsule(self):
+        return make_capsule(ctypes.addressof(self.managed), self.name)
+
+
+def exchange_api(tensor_type=dlbridge.Tensor):
+    capsule = tensor_type.__dlpack_c_exchange_api__
+    return DLPackExchangeAPI.from_address(capsule_pointer(capsule, "dlpack_exchange_api"))
+
+
+def host_tensor(values, dtype="float32", counter=None, **kwargs):
+    """A dlbridge.Tensor over a ctypes float buffer, held by `counter`'s release if given."""
+    md = dlbridge.MemoryDescriptor(address_of(values), ctypes.sizeof(values), "host")
+    if counter is not None:
+        md.SetReleaseAddress(counter.address, 1234)
+    shape = kwargs.pop("shape", (len(values),))
+    return dlbridge.Tensor(md, dtype, shape, **kwargs)
+
+
+def collect():
+    gc.collect()
