@@ -28,6 +28,10 @@ const char* ErrorCodeName(ErrorCode code) noexcept {
     case ErrorCode::kOutOfMemory: return "kOutOfMemory";
     case ErrorCode::kRuntimeUnavailable: return "kRuntimeUnavailable";
     case ErrorCode::kDoubleRelease: return "kDoubleRelease";
+    case ErrorCode::kStubLibrary: return "kStubLibrary";
+    case ErrorCode::kNoDevice: return "kNoDevice";
+    case ErrorCode::kRuntimeNotInitialized: return "kRuntimeNotInitialized";
+    case ErrorCode::kUnknownPointer: return "kUnknownPointer";
   }
   return "unknown";
 }

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "descriptor_access_internal.h"
+#include "device_check_internal.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
 #include "layout_internal.h"
@@ -110,11 +111,14 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
                                             std::to_string(row->device_type) + " (" + row->name +
                                             ") is not supported: " + row->reason);
   }
-  if (row->import == DeviceImport::kNeedsContext && options.level_zero_context == nullptr) {
+  void* zeContext = nullptr;
+  void* zeDevice = nullptr;
+  detail::LevelZeroHandles(options.level_zero_context, nullptr, &zeContext, &zeDevice);
+  if (row->import == DeviceImport::kNeedsContext && zeContext == nullptr) {
     Fail(ErrorCode::kMissingContext,
          std::string(where) + ": device_type " + row->name +
-             " needs ImportOptions::level_zero_context: a Level Zero pointer means nothing "
-             "without the context it was allocated from");
+             " needs ImportOptions::level_zero_context (or SetLevelZeroContext): a Level Zero "
+             "pointer means nothing without the context it was allocated from");
   }
   const MetalResolver* resolver = nullptr;
   if (row->import == DeviceImport::kNeedsResolver) {
@@ -190,6 +194,11 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
       Fail(ErrorCode::kOverflow, std::string(where) + ": data " + Hex(base) + " with byte_offset " +
                                      std::to_string(t.byte_offset) +
                                      " and this layout wraps around the address space");
+    }
+    if (resolver == nullptr && row->space != MemorySpace::kHost) {
+      // GPU-5: the pointer's runtime must agree with the device (unless verification is off).
+      detail::CheckImportDevice(where, t.device, reinterpret_cast<const void*>(pointer),
+                                options.verify_device, zeContext);
     }
     result.descriptor.SetMemorySpace(row->space);
     result.descriptor.SetPointer(static_cast<int64_t>(pointer));

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "descriptor_access_internal.h"
+#include "device_check_internal.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
 #include "layout_internal.h"
@@ -82,19 +83,26 @@ DLDevice ResolveDevice(const char* where, const Tensor& tensor, const ExportOpti
                                            "; DLPack requires device_id 0 for this device type");
     }
     device.device_id = 0;
-  } else if (device.device_id < 0) {
-    Fail(ErrorCode::kMissingDeviceId,
-         std::string(where) + ": memory space \"" + spaceName +
-             "\" needs a device ordinal; set Tensor::device (e.g. {" + row->name +
-             ", 0}) or ExportOptions::device_id");
   }
-  if (space == MemorySpace::kLevelZero &&
-      (options.level_zero_context == nullptr || options.level_zero_device == nullptr)) {
+  void* zeContext = nullptr;
+  void* zeDevice = nullptr;
+  detail::LevelZeroHandles(options.level_zero_context, options.level_zero_device, &zeContext,
+                           &zeDevice);
+  if (space == MemorySpace::kLevelZero && (zeContext == nullptr || zeDevice == nullptr)) {
     Fail(ErrorCode::kMissingContext,
          std::string(where) +
              ": memory space \"level_zero\" needs ExportOptions::level_zero_context and "
-             "level_zero_device; a Level Zero pointer means nothing without its context");
+             "level_zero_device (or SetLevelZeroContext); a Level Zero pointer means nothing "
+             "without its context");
   }
+  // GPU spaces: a missing id comes from the pointer's runtime; a given one is checked unless
+  // verification is off (spec/device-map.md GPU-2..GPU-8).
+  const bool hasBytes = tensor.descriptor.GetSizeInBytes() > 0;
+  const void* pointer =
+      hasBytes ? reinterpret_cast<const void*>(static_cast<intptr_t>(tensor.descriptor.GetPointer()))
+               : nullptr;
+  detail::CheckExportDevice(where, space, tensor.device.device_type != 0, &device, pointer,
+                            options.verify_device, zeContext, zeDevice);
   return device;
 }
 

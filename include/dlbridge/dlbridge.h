@@ -8,6 +8,7 @@
 #include "dlbridge/memory_descriptor.h"
 #include "dlbridge/memory_space.h"
 #include "dlbridge/metal_resolver.h"
+#include "dlbridge/runtime.h"
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
 #include "dlbridge/to_dlpack.h"

@@ -29,6 +29,10 @@ enum class ErrorCode : int {
   kOutOfMemory = 17,        ///< The export block could not be allocated.
   kRuntimeUnavailable = 18, ///< A GPU runtime is needed but not installed or usable.
   kDoubleRelease = 19,      ///< A dlbridge deleter called a second time (ledger builds).
+  kStubLibrary = 20,        ///< The CUDA toolkit's link stub was loaded instead of the driver.
+  kNoDevice = 21,           ///< The GPU runtime is installed but reports no device or driver.
+  kRuntimeNotInitialized = 22,  ///< The GPU runtime is installed but could not be initialised.
+  kUnknownPointer = 23,     ///< The runtime does not know the pointer (not from that runtime/context).
 };
 
 /// Short stable name of a code, e.g. "kOutOfBounds".

@@ -5,6 +5,7 @@
 
 #include "dlbridge/export.h"
 #include "dlbridge/metal_resolver.h"
+#include "dlbridge/runtime.h"
 #include "dlbridge/tensor.h"
 
 namespace dlbridge {
@@ -17,10 +18,14 @@ struct ImportOptions {
   /// Accept NULL strides (as C-contiguous) from DLPack >= 1.2 producers, which the
   /// header forbids for ndim > 0.
   bool allow_null_strides = false;
-  /// Level Zero context the kDLOneAPI pointer belongs to; without it kDLOneAPI is rejected.
+  /// Level Zero context the kDLOneAPI pointer belongs to (null = the process-wide one from
+  /// SetLevelZeroContext); without either, kDLOneAPI is rejected.
   void* level_zero_context = nullptr;
   /// Resolves kDLMetal buffers; null = the process-wide one (SetMetalResolver), if any.
   const MetalResolver* metal_resolver = nullptr;
+  /// Checks kDLCUDA, kDLCUDAManaged, kDLROCM and kDLOneAPI pointers against their runtime
+  /// (kind, and ordinal == device_id) where it is loaded; kOff runs no query (GPU-5, GPU-8).
+  DeviceVerification verify_device = DeviceVerification::kWhereAvailable;
 };
 
 /// Imports a versioned tensor. Always consumes `managed` (when non-null):

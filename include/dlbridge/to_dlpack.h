@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "dlbridge/export.h"
+#include "dlbridge/runtime.h"
 #include "dlbridge/tensor.h"
 
 namespace dlbridge {
@@ -13,12 +14,17 @@ namespace dlbridge {
 struct ExportOptions {
   /// Set DLPACK_FLAG_BITMASK_READ_ONLY (also set when tensor.flags has it).
   bool read_only = false;
-  /// GPU ordinal when tensor.device names none; -1 = not given.
+  /// GPU ordinal when tensor.device names none; -1 = not given: then it is read from the
+  /// pointer through the space's runtime where one is loaded (spec/device-map.md GPU-2).
   int32_t device_id = -1;
   /// Level Zero: the ze_context_handle_t and ze_device_handle_t the pointer belongs to.
-  /// Both are required for "level_zero": its pointers mean nothing without the context.
+  /// Both are required for "level_zero" (here or once per process with SetLevelZeroContext):
+  /// its pointers mean nothing without the context.
   void* level_zero_context = nullptr;
   void* level_zero_device = nullptr;
+  /// Whether a given device id is checked against the pointer's runtime (GPU-5). kOff with a
+  /// given id runs no pointer query at all.
+  DeviceVerification verify_device = DeviceVerification::kWhereAvailable;
 };
 
 /// Exports `tensor` as a DLPack 1.x tensor (version {1, DLPACK_MINOR_VERSION} of the header

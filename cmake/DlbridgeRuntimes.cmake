@@ -1,0 +1,87 @@
+# GPU runtime backends (spec/device-map.md GPU-*): src/runtime_<x>.cpp load their runtime with
+# dlopen on first use, so only the runtime's headers are needed at build time and nothing is
+# linked but the dl library. DLBRIDGE_WITH_<X> defaults to ON when the headers are found; OFF
+# builds a backend that reports "not built".
+set(_dlb_runtime_sources src/runtime.cpp src/runtime_cuda.cpp src/runtime_hip.cpp
+                         src/runtime_level_zero.cpp)
+target_sources(dlbridge PRIVATE ${_dlb_runtime_sources})
+target_link_libraries(dlbridge PRIVATE ${CMAKE_DL_LIBS})
+
+find_path(DLBRIDGE_CUDA_INCLUDE_DIR cuda.h
+  HINTS "${CUDAToolkit_ROOT}" "$ENV{CUDA_PATH}" "$ENV{CUDA_HOME}" /usr/local/cuda
+  PATH_SUFFIXES include
+  DOC "Directory holding the CUDA toolkit's cuda.h (types for the CUDA backend)")
+find_path(DLBRIDGE_HIP_INCLUDE_DIR hip/hip_runtime_api.h
+  HINTS "$ENV{ROCM_PATH}" "$ENV{HIP_PATH}" /opt/rocm
+  PATH_SUFFIXES include
+  DOC "Directory holding hip/hip_runtime_api.h (types for the HIP backend)")
+find_path(DLBRIDGE_LEVEL_ZERO_INCLUDE_DIR level_zero/ze_api.h
+  HINTS "$ENV{LEVEL_ZERO_ROOT}" "$ENV{ONEAPI_ROOT}"
+  PATH_SUFFIXES include
+  DOC "Directory holding level_zero/ze_api.h (types for the Level Zero backend)")
+
+foreach(_rt CUDA HIP LEVEL_ZERO)
+  if(DLBRIDGE_${_rt}_INCLUDE_DIR AND NOT WIN32)
+    set(_dlb_default ON)
+  else()
+    set(_dlb_default OFF)
+  endif()
+  option(DLBRIDGE_WITH_${_rt} "Build the ${_rt} runtime backend (headers only; loaded at run time)"
+         ${_dlb_default})
+endforeach()
+
+function(_dlbridge_runtime_backend rt source)
+  if(DLBRIDGE_WITH_${rt})
+    if(NOT DLBRIDGE_${rt}_INCLUDE_DIR)
+      message(FATAL_ERROR "dlbridge: DLBRIDGE_WITH_${rt}=ON but its headers were not found; set "
+                          "DLBRIDGE_${rt}_INCLUDE_DIR or configure with -DDLBRIDGE_WITH_${rt}=OFF")
+    endif()
+    set(_opts "")
+    # Only as a system directory (the toolkit's headers are not warning-clean), and never an
+    # implicit one such as /usr/include (-isystem would reorder it before libstdc++'s).
+    list(FIND CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES "${DLBRIDGE_${rt}_INCLUDE_DIR}" _implicit)
+    if(_implicit EQUAL -1)
+      set(_opts "-isystem;${DLBRIDGE_${rt}_INCLUDE_DIR}")
+    endif()
+    set_source_files_properties("${PROJECT_SOURCE_DIR}/${source}" PROPERTIES
+      COMPILE_DEFINITIONS "DLBRIDGE_WITH_${rt}=1" COMPILE_OPTIONS "${_opts}")
+    message(STATUS "dlbridge: ${rt} backend ON (headers in ${DLBRIDGE_${rt}_INCLUDE_DIR})")
+  else()
+    set_source_files_properties("${PROJECT_SOURCE_DIR}/${source}" PROPERTIES
+      COMPILE_DEFINITIONS "DLBRIDGE_WITH_${rt}=0")
+    message(STATUS "dlbridge: ${rt} backend OFF")
+  endif()
+endfunction()
+_dlbridge_runtime_backend(CUDA src/runtime_cuda.cpp)
+_dlbridge_runtime_backend(HIP src/runtime_hip.cpp)
+_dlbridge_runtime_backend(LEVEL_ZERO src/runtime_level_zero.cpp)
+
+# What tests/test_runtime.cpp may expect on this machine (tests/CMakeLists.txt adds these).
+set(DLBRIDGE_RUNTIME_TEST_DEFINITIONS "")
+foreach(_rt CUDA HIP LEVEL_ZERO)
+  if(DLBRIDGE_WITH_${_rt})
+    list(APPEND DLBRIDGE_RUNTIME_TEST_DEFINITIONS "DLBRIDGE_TEST_WITH_${_rt}=1")
+  else()
+    list(APPEND DLBRIDGE_RUNTIME_TEST_DEFINITIONS "DLBRIDGE_TEST_WITH_${_rt}=0")
+  endif()
+endforeach()
+if(DLBRIDGE_WITH_CUDA AND DLBRIDGE_CUDA_INCLUDE_DIR)
+  get_filename_component(_dlb_cuda_root "${DLBRIDGE_CUDA_INCLUDE_DIR}" DIRECTORY)
+  foreach(_stub "${_dlb_cuda_root}/lib64/stubs/libcuda.so" "${_dlb_cuda_root}/lib/stubs/libcuda.so"
+                "${_dlb_cuda_root}/lib/x64/stubs/libcuda.so")
+    if(EXISTS "${_stub}")
+      list(APPEND DLBRIDGE_RUNTIME_TEST_DEFINITIONS "DLBRIDGE_TEST_CUDA_STUB=\"${_stub}\"")
+      break()
+    endif()
+  endforeach()
+endif()
+find_library(DLBRIDGE_TEST_HIP_LIBRARY NAMES libamdhip64.so.7 libamdhip64.so.6 libamdhip64.so.5
+             HINTS "$ENV{ROCM_PATH}/lib" /opt/rocm/lib DOC "A HIP runtime for the tests")
+find_library(DLBRIDGE_TEST_ZE_LIBRARY NAMES libze_loader.so.1 DOC "A Level Zero loader for the tests")
+mark_as_advanced(DLBRIDGE_TEST_HIP_LIBRARY DLBRIDGE_TEST_ZE_LIBRARY)
+if(DLBRIDGE_TEST_HIP_LIBRARY)
+  list(APPEND DLBRIDGE_RUNTIME_TEST_DEFINITIONS "DLBRIDGE_TEST_HIP_INSTALLED=1")
+endif()
+if(DLBRIDGE_TEST_ZE_LIBRARY)
+  list(APPEND DLBRIDGE_RUNTIME_TEST_DEFINITIONS "DLBRIDGE_TEST_ZE_INSTALLED=1")
+endif()

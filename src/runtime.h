@@ -1,0 +1,88 @@
+// The backend interface: one implementation per GPU runtime (src/runtime_cuda.cpp,
+// src/runtime_hip.cpp, src/runtime_level_zero.cpp). Only src/device_map.cpp uses it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dlbridge/runtime.h"
+
+namespace dlbridge {
+namespace detail {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// Loads the runtime on the first call (std::call_once); the reference stays valid until
+  /// the next SetRuntimeLibrary (tests only).
+  virtual const RuntimeInfo& Info() = 0;
+  /// Only after Info().status == kReady. Returns kReady and fills `info`, or another status
+  /// with `error` saying what failed and what to do.
+  virtual RuntimeStatus Query(const void* pointer, void* level_zero_context, PointerInfo* info,
+                              std::string* error) = 0;
+  /// Level Zero: the root-device index of `device` (spec GPU-7); -1 with `error` if unknown.
+  virtual int32_t DeviceIndex(void* device, std::string* error) {
+    (void)device;
+    *error = "not a Level Zero runtime";
+    return -1;
+  }
+};
+
+/// The real backend of each runtime (a "not built" one when configured off).
+Backend& CudaBackend();
+Backend& HipBackend();
+Backend& LevelZeroBackend();
+void ResetCudaBackend(const char* library);
+void ResetHipBackend(const char* library);
+void ResetLevelZeroBackend(const char* library);
+
+/// HIP's memory type as of the runtime's major version: ROCm 6 renumbered hipMemoryType
+/// (src/runtime_hip.cpp; spec GPU-6).
+PointerKind HipPointerKind(int major, int type, bool managed);
+
+/// The library to load: the test override, else $`env_name` when set and non-empty, else
+/// empty (the backend's default names).
+std::string LibraryOverride(bool has_override, const std::string& override_path,
+                            const char* env_name);
+
+/// dlopen(RTLD_NOW | RTLD_LOCAL) of the first name that loads; fills `loaded` with its name,
+/// or `errors` with every dlerror. Returns null when none loads.
+void* OpenFirst(const std::vector<std::string>& names, std::string* loaded, std::string* errors);
+void* Symbol(void* handle, const char* name);
+
+/// One-time lazy state of a backend, replaceable by tests. State needs a `std::once_flag
+/// once`, `bool has_override`, `std::string override_path`, and `void Load()`. Old states
+/// are kept (a thread may still hold a reference); dlopen'ed handles are never closed.
+template <class State>
+class LazyState {
+ public:
+  State& Get() {
+    State* state = current_.load(std::memory_order_acquire);
+    if (state == nullptr) state = Install(false, nullptr);
+    std::call_once(state->once, [state] { state->Load(); });
+    return *state;
+  }
+  void Reset(const char* library) { Install(true, library); }
+
+ private:
+  State* Install(bool replace, const char* library) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    State* state = current_.load(std::memory_order_relaxed);
+    if (state != nullptr && !replace) return state;
+    auto fresh = std::make_unique<State>();
+    fresh->has_override = library != nullptr;
+    if (library != nullptr) fresh->override_path = library;
+    all_.push_back(std::move(fresh));
+    current_.store(all_.back().get(), std::memory_order_release);
+    return all_.back().get();
+  }
+  std::mutex mutex_;
+  std::atomic<State*> current_{nullptr};
+  std::vector<std::unique_ptr<State>> all_;
+};
+
+}  // namespace detail
+}  // namespace dlbridge

@@ -1,0 +1,211 @@
+// The HIP backend: libamdhip64.so.<major> loaded on first use. Types come from
+// hip/hip_runtime_api.h at build time (DLBRIDGE_WITH_HIP); the memory-type numbering is read
+// from the runtime's own version, since ROCm 6 renumbered it.
+#include "runtime.h"
+
+#if DLBRIDGE_WITH_HIP
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+#include <hip/hip_runtime_api.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#endif
+
+#include <string>
+
+namespace dlbridge {
+namespace detail {
+
+// ROCm <= 5: hipMemoryTypeHost 0, Device 1, Array 2, Unified 3, Managed 4 (5.3+).
+// ROCm >= 6: Unregistered 0, Host 1, Device 2, Managed 3, Array 10, Unified 11.
+PointerKind HipPointerKind(int major, int type, bool managed) {
+  if (managed) return PointerKind::kManaged;
+  if (major >= 6) {
+    switch (type) {
+      case 0: return PointerKind::kUnregisteredHost;
+      case 1: return PointerKind::kPinnedHost;
+      case 2: case 10: return PointerKind::kDevice;
+      case 3: case 11: return PointerKind::kManaged;
+      default: return PointerKind::kUnknown;
+    }
+  }
+  switch (type) {
+    case 0: return PointerKind::kPinnedHost;
+    case 1: case 2: return PointerKind::kDevice;
+    case 3: case 4: return PointerKind::kManaged;
+    default: return PointerKind::kUnknown;
+  }
+}
+
+namespace {
+
+#if DLBRIDGE_WITH_HIP
+
+constexpr const char* kNoIdHint =
+    "; without a usable HIP runtime, give the device id (Tensor::device or "
+    "ExportOptions::device_id)";
+
+// ROCm 5 and 6 share the struct's layout; 6 renamed `memoryType` to `type` and renumbered it.
+// The first member is read by offset so that either header compiles.
+static_assert(offsetof(hipPointerAttribute_t, device) == sizeof(int),
+              "hipPointerAttribute_t: the memory type is the first int");
+
+struct HipState {
+  std::once_flag once;
+  bool has_override = false;
+  std::string override_path;
+  RuntimeInfo info;
+  int major = 0;
+  decltype(&::hipPointerGetAttributes) pointer_get_attributes = nullptr;
+  decltype(&::hipGetErrorName) get_error_name = nullptr;
+
+  std::string ErrorName(hipError_t e) const {
+    const char* name = get_error_name != nullptr ? get_error_name(e) : nullptr;
+    return name != nullptr ? name : "hipError_t " + std::to_string(static_cast<int>(e));
+  }
+
+  void Fail(RuntimeStatus status, std::string message) {
+    info.status = status;
+    info.message = std::move(message);
+  }
+
+  void Load() {
+    const std::string chosen = LibraryOverride(has_override, override_path, "DLBRIDGE_HIP_LIBRARY");
+    std::vector<std::string> names;
+    if (chosen.empty()) {
+      names = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
+    } else {
+      names = {chosen};
+    }
+    std::string errors;
+    void* handle = OpenFirst(names, &info.library, &errors);
+    if (handle == nullptr) {
+      info.library = chosen.empty() ? "libamdhip64.so.{7,6,5}" : chosen;
+      Fail(RuntimeStatus::kNotInstalled,
+           "HIP: the runtime library " + info.library + " is not installed (" + errors +
+               "); install ROCm's HIP runtime (e.g. Debian's libamdhip64-5)" + kNoIdHint);
+      return;
+    }
+    auto runtime_version =
+        reinterpret_cast<decltype(&::hipRuntimeGetVersion)>(Symbol(handle, "hipRuntimeGetVersion"));
+    auto device_count =
+        reinterpret_cast<decltype(&::hipGetDeviceCount)>(Symbol(handle, "hipGetDeviceCount"));
+    pointer_get_attributes = reinterpret_cast<decltype(&::hipPointerGetAttributes)>(
+        Symbol(handle, "hipPointerGetAttributes"));
+    get_error_name = reinterpret_cast<decltype(&::hipGetErrorName)>(Symbol(handle, "hipGetErrorName"));
+    if (runtime_version == nullptr || device_count == nullptr || pointer_get_attributes == nullptr) {
+      Fail(RuntimeStatus::kFailed, "HIP: " + info.library +
+                                       " lacks hipRuntimeGetVersion, hipGetDeviceCount or "
+                                       "hipPointerGetAttributes: it is not a HIP runtime" +
+                                       kNoIdHint);
+      return;
+    }
+    // HIP_VERSION = major * 10'000'000 + minor * 100'000 + patch.
+    if (runtime_version(&info.version) == hipSuccess && info.version > 0) {
+      major = info.version / 10000000;
+    } else {
+      info.version = 0;
+      const std::string& lib = info.library;
+      const size_t dot = lib.rfind(".so.");
+      major = dot != std::string::npos ? std::atoi(lib.c_str() + dot + 4) : 5;
+    }
+    int count = 0;
+    const hipError_t e = device_count(&count);
+    if (e == hipErrorNoDevice || (e == hipSuccess && count == 0)) {
+      Fail(RuntimeStatus::kNoDevice,
+           "HIP: the runtime (version " + std::to_string(info.version) + ") reports no AMD GPU (" +
+               ErrorName(e) + "); check rocminfo, /dev/kfd access and HIP_VISIBLE_DEVICES" +
+               kNoIdHint);
+      return;
+    }
+    if (e == hipErrorNotInitialized || e == hipErrorInsufficientDriver) {
+      Fail(RuntimeStatus::kNotInitialized,
+           "HIP: the runtime could not be initialised (" + ErrorName(e) +
+               "); the amdgpu kernel driver is missing or too old for this runtime" + kNoIdHint);
+      return;
+    }
+    if (e != hipSuccess) {
+      Fail(RuntimeStatus::kFailed, "HIP: hipGetDeviceCount failed (" + ErrorName(e) + ")" + kNoIdHint);
+      return;
+    }
+    info.status = RuntimeStatus::kReady;
+  }
+};
+
+LazyState<HipState>& Lazy() {
+  static auto* lazy = new LazyState<HipState>();
+  return *lazy;
+}
+
+class HipBackendImpl final : public Backend {
+ public:
+  const RuntimeInfo& Info() override { return Lazy().Get().info; }
+
+  RuntimeStatus Query(const void* pointer, void*, PointerInfo* out, std::string* error) override {
+    HipState& s = Lazy().Get();
+    hipPointerAttribute_t attributes;
+    std::memset(&attributes, 0, sizeof attributes);
+    const hipError_t e = s.pointer_get_attributes(&attributes, pointer);
+    PointerInfo info;
+    if (e == hipErrorInvalidValue) {  // ROCm 5: a pointer HIP does not know
+      *out = info;
+      return RuntimeStatus::kReady;
+    }
+    if (e != hipSuccess) {
+      const bool uninit = e == hipErrorNotInitialized || e == hipErrorDeinitialized;
+      *error = "HIP: hipPointerGetAttributes failed (" + s.ErrorName(e) + ")" +
+               (uninit ? "; the runtime is not initialised" : "") +
+               "; give the device id and set verify_device to kOff to skip the query";
+      return uninit ? RuntimeStatus::kNotInitialized : RuntimeStatus::kFailed;
+    }
+    int type = 0;
+    std::memcpy(&type, &attributes, sizeof type);
+    info.kind = HipPointerKind(s.major, type, attributes.isManaged != 0);
+    info.device_ordinal =
+        info.kind == PointerKind::kUnknown || info.kind == PointerKind::kUnregisteredHost
+            ? -1
+            : attributes.device;
+    *out = info;
+    return RuntimeStatus::kReady;
+  }
+};
+
+#else  // !DLBRIDGE_WITH_HIP
+
+class HipBackendImpl final : public Backend {
+ public:
+  const RuntimeInfo& Info() override {
+    static const RuntimeInfo info{RuntimeStatus::kNotBuilt, "libamdhip64.so", 0,
+                                  "HIP: this build of dlbridge has the HIP backend switched off "
+                                  "(DLBRIDGE_WITH_HIP=OFF); rebuild with the HIP headers, or give "
+                                  "the device id (Tensor::device or ExportOptions::device_id)"};
+    return info;
+  }
+  RuntimeStatus Query(const void*, void*, PointerInfo*, std::string* error) override {
+    *error = Info().message;
+    return RuntimeStatus::kNotBuilt;
+  }
+};
+
+#endif
+
+}  // namespace
+
+Backend& HipBackend() {
+  static HipBackendImpl* backend = new HipBackendImpl();
+  return *backend;
+}
+
+void ResetHipBackend(const char* library) {
+#if DLBRIDGE_WITH_HIP
+  Lazy().Reset(library);
+#else
+  (void)library;
+#endif
+}
+
+}  // namespace detail
+}  // namespace dlbridge

@@ -1,0 +1,223 @@
+// The Level Zero backend: the oneAPI loader libze_loader.so.1, loaded on first use. Types
+// come from level_zero/ze_api.h at build time (DLBRIDGE_WITH_LEVEL_ZERO). Pointers are only
+// meaningful with the context the caller supplies.
+#include "runtime.h"
+
+#if DLBRIDGE_WITH_LEVEL_ZERO
+#include <level_zero/ze_api.h>
+
+#include <cstdio>
+#endif
+
+#include <string>
+
+namespace dlbridge {
+namespace detail {
+namespace {
+
+#if DLBRIDGE_WITH_LEVEL_ZERO
+
+constexpr const char* kDefaultLibrary = "libze_loader.so.1";
+constexpr const char* kNoIdHint =
+    "; without a usable Level Zero driver, give the device id (Tensor::device or "
+    "ExportOptions::device_id)";
+
+std::string ResultText(ze_result_t r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "ze_result_t 0x%x", static_cast<unsigned>(r));
+  return buf;
+}
+
+struct LevelZeroState {
+  std::once_flag once;
+  bool has_override = false;
+  std::string override_path;
+  RuntimeInfo info;
+  decltype(&::zeDriverGet) driver_get = nullptr;
+  decltype(&::zeDeviceGet) device_get = nullptr;
+  decltype(&::zeDeviceGetSubDevices) sub_devices = nullptr;
+  decltype(&::zeMemGetAllocProperties) alloc_properties = nullptr;
+  // Root devices in driver order, then zeDeviceGet order (spec GPU-7); filled at load.
+  std::vector<ze_device_handle_t> roots;
+
+  void Fail(RuntimeStatus status, std::string message) {
+    info.status = status;
+    info.message = std::move(message);
+  }
+
+  void Load() {
+    const std::string chosen =
+        LibraryOverride(has_override, override_path, "DLBRIDGE_LEVEL_ZERO_LIBRARY");
+    std::string errors;
+    void* handle = OpenFirst({chosen.empty() ? kDefaultLibrary : chosen}, &info.library, &errors);
+    if (handle == nullptr) {
+      info.library = chosen.empty() ? kDefaultLibrary : chosen;
+      Fail(RuntimeStatus::kNotInstalled,
+           "Level Zero: the loader " + info.library + " is not installed (" + errors +
+               "); install the oneAPI Level Zero loader (e.g. Debian's libze1)" + kNoIdHint);
+      return;
+    }
+    auto init = reinterpret_cast<decltype(&::zeInit)>(Symbol(handle, "zeInit"));
+    auto api_version =
+        reinterpret_cast<decltype(&::zeDriverGetApiVersion)>(Symbol(handle, "zeDriverGetApiVersion"));
+    driver_get = reinterpret_cast<decltype(&::zeDriverGet)>(Symbol(handle, "zeDriverGet"));
+    device_get = reinterpret_cast<decltype(&::zeDeviceGet)>(Symbol(handle, "zeDeviceGet"));
+    sub_devices =
+        reinterpret_cast<decltype(&::zeDeviceGetSubDevices)>(Symbol(handle, "zeDeviceGetSubDevices"));
+    alloc_properties = reinterpret_cast<decltype(&::zeMemGetAllocProperties)>(
+        Symbol(handle, "zeMemGetAllocProperties"));
+    if (init == nullptr || driver_get == nullptr || device_get == nullptr ||
+        sub_devices == nullptr || alloc_properties == nullptr) {
+      Fail(RuntimeStatus::kFailed, "Level Zero: " + info.library +
+                                       " lacks zeInit, zeDriverGet, zeDeviceGet or "
+                                       "zeMemGetAllocProperties: it is not a Level Zero loader" +
+                                       kNoIdHint);
+      return;
+    }
+    const ze_result_t r = init(0);
+    if (r == ZE_RESULT_ERROR_UNINITIALIZED) {
+      // What the loader answers when it finds no driver.
+      Fail(RuntimeStatus::kNoDevice,
+           "Level Zero: the loader " + info.library +
+               " found no driver (zeInit: ZE_RESULT_ERROR_UNINITIALIZED); install a GPU "
+               "driver with Level Zero support (e.g. intel-level-zero-gpu)" + kNoIdHint);
+      return;
+    }
+    if (r != ZE_RESULT_SUCCESS) {
+      Fail(RuntimeStatus::kNotInitialized,
+           "Level Zero: zeInit failed (" + ResultText(r) + "); check the driver installation "
+           "and ZE_ENABLE_* / ZE_AFFINITY_MASK settings" + kNoIdHint);
+      return;
+    }
+    uint32_t driver_count = 0;
+    if (driver_get(&driver_count, nullptr) != ZE_RESULT_SUCCESS || driver_count == 0) {
+      Fail(RuntimeStatus::kNoDevice, std::string("Level Zero: zeDriverGet reports no driver; install a GPU "
+                                     "driver with Level Zero support") + kNoIdHint);
+      return;
+    }
+    std::vector<ze_driver_handle_t> drivers(driver_count);
+    if (driver_get(&driver_count, drivers.data()) != ZE_RESULT_SUCCESS) driver_count = 0;
+    drivers.resize(driver_count);
+    for (ze_driver_handle_t driver : drivers) {
+      if (info.version == 0 && api_version != nullptr) {
+        ze_api_version_t v{};
+        if (api_version(driver, &v) == ZE_RESULT_SUCCESS) info.version = static_cast<int>(v);
+      }
+      uint32_t n = 0;
+      if (device_get(driver, &n, nullptr) != ZE_RESULT_SUCCESS || n == 0) continue;
+      std::vector<ze_device_handle_t> devices(n);
+      if (device_get(driver, &n, devices.data()) != ZE_RESULT_SUCCESS) continue;
+      roots.insert(roots.end(), devices.begin(), devices.begin() + n);
+    }
+    if (roots.empty()) {
+      Fail(RuntimeStatus::kNoDevice, std::string("Level Zero: the drivers report no device; check "
+                                     "ZE_AFFINITY_MASK and the GPU driver") + kNoIdHint);
+      return;
+    }
+    info.status = RuntimeStatus::kReady;
+  }
+
+  // The index of `device`'s root device in `roots`, searching one level of sub-devices
+  // (the usual tile hierarchy); -1 if unknown.
+  int32_t RootIndex(ze_device_handle_t device) const {
+    for (size_t i = 0; i < roots.size(); ++i) {
+      if (roots[i] == device) return static_cast<int32_t>(i);
+    }
+    for (size_t i = 0; i < roots.size(); ++i) {
+      uint32_t n = 0;
+      if (sub_devices(roots[i], &n, nullptr) != ZE_RESULT_SUCCESS || n == 0) continue;
+      std::vector<ze_device_handle_t> subs(n);
+      if (sub_devices(roots[i], &n, subs.data()) != ZE_RESULT_SUCCESS) continue;
+      for (uint32_t k = 0; k < n; ++k) {
+        if (subs[k] == device) return static_cast<int32_t>(i);
+      }
+    }
+    return -1;
+  }
+};
+
+LazyState<LevelZeroState>& Lazy() {
+  static auto* lazy = new LazyState<LevelZeroState>();
+  return *lazy;
+}
+
+class LevelZeroBackendImpl final : public Backend {
+ public:
+  const RuntimeInfo& Info() override { return Lazy().Get().info; }
+
+  RuntimeStatus Query(const void* pointer, void* context, PointerInfo* out,
+                      std::string* error) override {
+    LevelZeroState& s = Lazy().Get();
+    ze_memory_allocation_properties_t properties{};
+    properties.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
+    properties.pNext = nullptr;
+    ze_device_handle_t device = nullptr;
+    const ze_result_t r = s.alloc_properties(static_cast<ze_context_handle_t>(context), pointer,
+                                             &properties, &device);
+    if (r != ZE_RESULT_SUCCESS) {
+      *error = "Level Zero: zeMemGetAllocProperties failed (" + ResultText(r) +
+               "); check that the context handle is valid";
+      return r == ZE_RESULT_ERROR_UNINITIALIZED ? RuntimeStatus::kNotInitialized
+                                                 : RuntimeStatus::kFailed;
+    }
+    PointerInfo info;
+    switch (properties.type) {
+      case ZE_MEMORY_TYPE_HOST: info.kind = PointerKind::kPinnedHost; break;
+      case ZE_MEMORY_TYPE_DEVICE: info.kind = PointerKind::kDevice; break;
+      case ZE_MEMORY_TYPE_SHARED: info.kind = PointerKind::kManaged; break;
+      default: info.kind = PointerKind::kUnknown; break;
+    }
+    if (info.kind != PointerKind::kUnknown && device != nullptr) {
+      info.level_zero_device = device;
+      info.device_ordinal = s.RootIndex(device);
+    }
+    *out = info;
+    return RuntimeStatus::kReady;
+  }
+
+  int32_t DeviceIndex(void* device, std::string* error) override {
+    const int32_t index = Lazy().Get().RootIndex(static_cast<ze_device_handle_t>(device));
+    if (index < 0) {
+      *error = "Level Zero: the device handle is not a device (or sub-device) of any driver";
+    }
+    return index;
+  }
+};
+
+#else  // !DLBRIDGE_WITH_LEVEL_ZERO
+
+class LevelZeroBackendImpl final : public Backend {
+ public:
+  const RuntimeInfo& Info() override {
+    static const RuntimeInfo info{RuntimeStatus::kNotBuilt, "libze_loader.so.1", 0,
+                                  "Level Zero: this build of dlbridge has the Level Zero backend "
+                                  "switched off (DLBRIDGE_WITH_LEVEL_ZERO=OFF); rebuild with the "
+                                  "Level Zero headers, or give the device id (Tensor::device or "
+                                  "ExportOptions::device_id)"};
+    return info;
+  }
+  RuntimeStatus Query(const void*, void*, PointerInfo*, std::string* error) override {
+    *error = Info().message;
+    return RuntimeStatus::kNotBuilt;
+  }
+};
+
+#endif
+
+}  // namespace
+
+Backend& LevelZeroBackend() {
+  static LevelZeroBackendImpl* backend = new LevelZeroBackendImpl();
+  return *backend;
+}
+
+void ResetLevelZeroBackend(const char* library) {
+#if DLBRIDGE_WITH_LEVEL_ZERO
+  Lazy().Reset(library);
+#else
+  (void)library;
+#endif
+}
+
+}  // namespace detail
+}  // namespace dlbridge

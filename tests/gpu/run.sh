@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# GPU check (spec/device-map.md GPU-*), for a machine with an NVIDIA GPU and the CUDA toolkit:
+# builds libdlbridge (CUDA backend on, no tests, no doctest / Google Benchmark needed) and
+# tests/gpu/gpu_check.cu, runs it (device, pinned, registered, managed and pool memory), then,
+# if the dlbridge Python module could be built, exchanges CUDA tensors with PyTorch and CuPy
+# through DLPack both ways (tests/gpu/interop.py). Prints summary tables; exits non-zero on any
+# failure, 2 when there is no GPU. Aims at well under 5 minutes.
+#
+#   tests/gpu/run.sh                      # build in build/gpu-check
+#   GPU_CHECK_BUILD=/tmp/b tests/gpu/run.sh
+#   DLPACK_INCLUDE_DIR=/path/to/include tests/gpu/run.sh   # a dlpack/dlpack.h >= 1.0
+#   CUDA_HOME=/usr/local/cuda-13 tests/gpu/run.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${GPU_CHECK_BUILD:-$root/build/gpu-check}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+start=$(date +%s)
+say() { echo "gpu check: $*"; }
+die() { echo "gpu check: FAIL: $1" >&2; exit "${2:-1}"; }
+
+# 1. A GPU, or a clear failure.
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  die "no NVIDIA GPU here (nvidia-smi not found); this check needs a machine with one" 2
+fi
+if ! nvidia-smi -L >/dev/null 2>&1 || [ -z "$(nvidia-smi -L 2>/dev/null)" ]; then
+  die "nvidia-smi lists no GPU: $(nvidia-smi -L 2>&1 | head -3)" 2
+fi
+nvidia-smi -L | sed 's/^/gpu check: /'
+
+# 2. The CUDA toolkit (cuda.h for the backend, cuda_runtime.h and cudart for the program).
+cuda_home=${CUDA_HOME:-${CUDA_PATH:-}}
+if [ -z "$cuda_home" ]; then
+  if command -v nvcc >/dev/null 2>&1; then cuda_home=$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)
+  else cuda_home=/usr/local/cuda; fi
+fi
+[ -f "$cuda_home/include/cuda.h" ] || die "no CUDA toolkit at $cuda_home (set CUDA_HOME)"
+say "CUDA toolkit $cuda_home"
+
+# 3. A DLPack >= 1.0 header: DLPACK_INCLUDE_DIR, the copy scripts/setup extracted into .deps/,
+# or one shipped inside an installed Python package (there is no network on GPU machines).
+python=${PYTHON:-$(command -v python3 || true)}
+dlpack_ok() { [ -f "$1/dlpack/dlpack.h" ] && grep -q '#define DLPACK_MAJOR_VERSION 1' "$1/dlpack/dlpack.h"; }
+dlpack=${DLPACK_INCLUDE_DIR:-}
+if [ -z "$dlpack" ] && dlpack_ok "$root/.deps/dlpack/usr/include"; then dlpack=$root/.deps/dlpack/usr/include; fi
+if [ -z "$dlpack" ] && [ -n "$python" ]; then
+  for mod in cupy torch jax jaxlib tvm; do
+    dir=$("$python" -c "import importlib.util as u, os; s = u.find_spec('$mod'); print(os.path.dirname(s.origin) if s and s.origin else '')" 2>/dev/null || true)
+    [ -n "$dir" ] || continue
+    while IFS= read -r header; do
+      inc=$(dirname "$(dirname "$header")")
+      if dlpack_ok "$inc"; then dlpack=$inc; break 2; fi
+    done < <(find "$dir" -path '*dlpack/dlpack.h' 2>/dev/null | head -20)
+  done
+fi
+[ -n "$dlpack" ] || die "no DLPack >= 1.0 header: run scripts/setup on a networked machine and bring .deps/, or set DLPACK_INCLUDE_DIR"
+say "DLPack header $dlpack/dlpack/dlpack.h ($(grep -m2 -E 'define DLPACK_(MAJOR|MINOR)_VERSION' "$dlpack/dlpack/dlpack.h" | awk '{print $3}' | paste -sd.))"
+
+# 4. libdlbridge, with the Python module when the interpreter has its development files.
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+[ -f "$build/CMakeCache.txt" ] && ! grep -q "CMAKE_GENERATOR:INTERNAL=Ninja" "$build/CMakeCache.txt" && generator=()
+common=(-S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+        -DDLBRIDGE_BUILD_TESTS=OFF -DDLBRIDGE_BUILD_EXAMPLES=OFF -DDLBRIDGE_BUILD_BENCHMARKS=OFF
+        -DDLBRIDGE_INSTALL=OFF -DDLBRIDGE_WERROR=OFF -DDLBRIDGE_LEDGER=ON
+        -DDLBRIDGE_WITH_CUDA=ON -DDLBRIDGE_CUDA_INCLUDE_DIR="$cuda_home/include"
+        -DDLBRIDGE_DLPACK_INCLUDE_DIR="$dlpack")
+mkdir -p "$build"
+with_python=OFF
+if [ -n "$python" ] && [ -f "$root/python/CMakeLists.txt" ]; then
+  if cmake "${common[@]}" -DDLBRIDGE_BUILD_PYTHON=ON -DPython3_EXECUTABLE="$python" >"$build/configure.log" 2>&1; then
+    with_python=ON
+  else
+    say "the Python module cannot be configured here (see $build/configure.log); building without it"
+  fi
+fi
+if [ "$with_python" = OFF ]; then
+  cmake "${common[@]}" -DDLBRIDGE_BUILD_PYTHON=OFF >"$build/configure.log" 2>&1 ||
+    { cat "$build/configure.log"; die "configure failed"; }
+fi
+grep -E "dlbridge: (CUDA|HIP|LEVEL_ZERO) backend" "$build/configure.log" | sed 's/^-- /gpu check: /'
+if ! cmake --build "$build" -j "$jobs" >"$build/build.log" 2>&1; then
+  if [ "$with_python" = ON ]; then
+    say "building with the Python module failed (see $build/build.log); retrying without it"
+    with_python=OFF
+    cmake "${common[@]}" -DDLBRIDGE_BUILD_PYTHON=OFF >"$build/configure.log" 2>&1
+    cmake --build "$build" -j "$jobs" >"$build/build.log" 2>&1 || { tail -40 "$build/build.log"; die "build failed"; }
+  else
+    tail -40 "$build/build.log"; die "build failed"
+  fi
+fi
+lib_dir=$build
+[ -f "$lib_dir/libdlbridge.so" ] || lib_dir=$(dirname "$(find "$build" -name 'libdlbridge.so' | head -1)")
+say "built libdlbridge in $(( $(date +%s) - start )) s"
+
+# 5. The check program: nvcc when present, else the C++ compiler against the CUDA runtime.
+exe=$build/gpu_check
+src=$root/tests/gpu/gpu_check.cu
+flags=(-std=c++17 -O2 -I"$root/include" -I"$dlpack" -L"$lib_dir" -ldlbridge)
+if command -v nvcc >/dev/null 2>&1 || [ -x "$cuda_home/bin/nvcc" ]; then
+  nvcc_bin=$(command -v nvcc || echo "$cuda_home/bin/nvcc")
+  "$nvcc_bin" "${flags[@]}" -Xlinker -rpath -Xlinker "$lib_dir" "$src" -o "$exe"
+else
+  "${CXX:-c++}" -x c++ "$src" "${flags[@]}" -I"$cuda_home/include" -L"$cuda_home/lib64" -lcudart \
+    -Wl,-rpath,"$lib_dir" -Wl,-rpath,"$cuda_home/lib64" -pthread -o "$exe"
+fi
+status=0
+"$exe" || status=$?
+[ "$status" -eq 2 ] && die "gpu_check found no CUDA device" 2
+
+# 6. PyTorch and CuPy through DLPack, when the module exists.
+py_status=0
+if [ "$with_python" = ON ] && ls "$build"/python/dlbridge*.so >/dev/null 2>&1; then
+  PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" "$python" "$root/tests/gpu/interop.py" || py_status=$?
+else
+  say "python interop: skipped (the dlbridge Python module was not built)"
+fi
+
+elapsed=$(( $(date +%s) - start ))
+say "done in ${elapsed} s"
+[ "$elapsed" -le 300 ] || say "WARNING: took longer than the 5-minute budget"
+if [ "$status" -ne 0 ] || [ "$py_status" -ne 0 ]; then
+  die "gpu_check exit $status, python interop exit $py_status"
+fi
+say "all checks passed"
