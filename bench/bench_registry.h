@@ -1,0 +1,9 @@
+// Each benchmark file registers its own benchmarks; bench_main.cpp calls them in this order.
+#pragma once
+
+namespace dlbridge_bench {
+
+void RegisterDlbridgeBenchmarks();  // bench_dlbridge.cpp: dlbridge, the floor, memcpy
+void RegisterTorchBenchmarks();     // bench_torch.cpp: libtorch's DLPack (when built)
+
+}  // namespace dlbridge_bench
