@@ -21,6 +21,13 @@ struct DescriptorAccess {
     d.kind_ = MemoryDescriptor::HoldKind::kNone;
     return std::move(d.owner_);
   }
+  /// Sets the description without the setters' checks, for values import has validated.
+  static void Describe(MemoryDescriptor& d, int64_t pointer, int64_t size,
+                       MemorySpace space) noexcept {
+    d.pointer_ = pointer;
+    d.size_ = size;
+    d.space_ = space;
+  }
   /// Disarms a release hold without calling it.
   static void Disarm(MemoryDescriptor& d) noexcept {
     if (d.kind_ != MemoryDescriptor::HoldKind::kNone) LedgerHoldTaken();

@@ -90,11 +90,26 @@ MemorySpace ParseMemorySpace(const char* name) {
                                                   "\"cuda\", \"hip\", \"level_zero\"");
 }
 
-const DeviceTypeInfo* FindDeviceType(int32_t device_type) noexcept {
-  for (const DeviceTypeInfo& row : kDevices) {
-    if (row.device_type == device_type) return &row;
+// Row index for each device type value (-1: not in the table), so lookups on every export
+// and import are a direct index rather than a search of the table.
+constexpr int32_t kMaxDeviceType = 31;
+struct DeviceIndex {
+  int8_t row[kMaxDeviceType + 1];
+};
+constexpr DeviceIndex MakeDeviceIndex() {
+  DeviceIndex index{};
+  for (int32_t v = 0; v <= kMaxDeviceType; ++v) index.row[v] = -1;
+  for (size_t i = 0; i < sizeof(kDevices) / sizeof(kDevices[0]); ++i) {
+    index.row[kDevices[i].device_type] = static_cast<int8_t>(i);
   }
-  return nullptr;
+  return index;
+}
+constexpr DeviceIndex kDeviceIndex = MakeDeviceIndex();
+
+const DeviceTypeInfo* FindDeviceType(int32_t device_type) noexcept {
+  if (device_type < 0 || device_type > kMaxDeviceType) return nullptr;
+  const int8_t row = kDeviceIndex.row[device_type];
+  return row < 0 ? nullptr : &kDevices[row];
 }
 
 const char* DeviceTypeName(int32_t device_type) noexcept {

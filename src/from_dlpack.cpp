@@ -140,7 +140,7 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
   }
 
   Tensor result;
-  result.layout = TensorLayout::FromArrays(t.dtype, t.ndim, t.shape, t.strides);
+  detail::LayoutAccess::Assign(result.layout, t.dtype, t.ndim, t.shape, t.strides);
   const detail::ByteSpan span =
       detail::ComputeSpan(where, t.dtype, flags, t.ndim, result.layout.Shape().data,
                           result.layout.Strides().data);
@@ -200,9 +200,8 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
       detail::CheckImportDevice(where, t.device, reinterpret_cast<const void*>(pointer),
                                 options.verify_device, zeContext);
     }
-    result.descriptor.SetMemorySpace(row->space);
-    result.descriptor.SetPointer(static_cast<int64_t>(pointer));
-    result.descriptor.SetSizeInBytes(span.bytes);
+    detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(pointer),
+                                       span.bytes, row->space);
     result.layout.SetByteOffset(static_cast<uint64_t>(-span.low));
   } else {
     result.descriptor.SetMemorySpace(row->space);

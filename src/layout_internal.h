@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dlbridge/error.h"
+#include "dlbridge/tensor_layout.h"
 
 namespace dlbridge {
 namespace detail {
@@ -20,12 +21,25 @@ inline bool AddOverflows(int64_t a, int64_t b, int64_t* out) {
   return __builtin_add_overflow(a, b, out);
 }
 
+/// Import fills its result's layout in place: no temporary, no second round of checks
+/// beyond the extents (ndim is in range and shape non-null: the caller checked).
+struct LayoutAccess {
+  static void Assign(TensorLayout& layout, DLDataType dtype, int32_t ndim, const int64_t* shape,
+                     const int64_t* strides) {
+    layout.Assign(ndim, shape, strides);
+    layout.dtype_ = dtype;
+  }
+};
+
 /// The flag bits this build knows.
 uint64_t KnownFlags() noexcept;
 
 /// Throws Error(kInvalidDtype) unless lanes >= 1 and bits match the code; `where` prefixes
 /// the message ("FromDLPack", "ToDLPackVersioned", ...).
 void CheckDtype(const char* where, DLDataType dtype);
+
+/// Whether this build knows the dtype code (the rows CheckDtype checks bits against).
+bool IsKnownDtypeCode(uint8_t code) noexcept;
 
 /// Whether elements of this dtype are packed below byte granularity (fp4/fp6 unpadded).
 bool IsPackedSubByte(DLDataType dtype, uint64_t flags) noexcept;

@@ -47,12 +47,17 @@ constexpr DtypeRow kDtypes[] = {
 #endif
 };
 
-const DtypeRow* FindDtype(uint8_t code) {
-  for (const DtypeRow& row : kDtypes) {
-    if (row.code == code) return &row;
+constexpr size_t kDtypeCount = sizeof(kDtypes) / sizeof(kDtypes[0]);
+constexpr bool RowsAreIndexedByCode() {
+  for (size_t i = 0; i < kDtypeCount; ++i) {
+    if (kDtypes[i].code != i) return false;
   }
-  return nullptr;
+  return true;
 }
+static_assert(RowsAreIndexedByCode(), "kDtypes[i] must describe code i: lookups index it");
+
+// On every export and import: a direct index, not a search.
+const DtypeRow* FindDtype(uint8_t code) { return code < kDtypeCount ? &kDtypes[code] : nullptr; }
 
 std::string BitsList(const DtypeRow& row) {
   std::string out;
@@ -65,6 +70,8 @@ std::string BitsList(const DtypeRow& row) {
 }
 
 }  // namespace
+
+bool IsKnownDtypeCode(uint8_t code) noexcept { return FindDtype(code) != nullptr; }
 
 std::string DtypeText(DLDataType dtype) {
   const DtypeRow* row = FindDtype(dtype.code);

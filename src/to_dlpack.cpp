@@ -158,10 +158,21 @@ uint64_t CheckExport(const char* where, const Tensor& tensor, const ExportOption
   return flags;
 }
 
-// An unchanged re-export hands back the tensor FromDLPack consumed.
+// An unchanged re-export hands back the tensor FromDLPack consumed. It is checked before the
+// export checks: the original passed import's, and nothing about it changed. Level Zero and
+// a contradicting ExportOptions::device_id take the full path (and its errors).
 template <class Managed>
-bool IsUnchangedImport(const Tensor& tensor, const Managed* original, DLDevice device,
-                       uint64_t flags, const detail::ByteSpan& span) {
+bool IsUnchangedImport(const Tensor& tensor, const Managed* original,
+                       const ExportOptions& options) {
+  const DLDevice device = tensor.device;
+  if (device.device_type == 0 || (options.device_id >= 0 && options.device_id != device.device_id) ||
+      tensor.descriptor.GetMemorySpaceKind() == MemorySpace::kLevelZero ||
+      !DeviceTypeMatchesSpace(device.device_type, tensor.descriptor.GetMemorySpaceKind()) ||
+      (tensor.flags & ~detail::KnownFlags()) != 0) {
+    return false;
+  }
+  uint64_t flags = tensor.flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED);
+  if (options.read_only) flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
   const DLTensor& t = original->dl_tensor;
   const TensorLayout& layout = tensor.layout;
   if (t.ndim != layout.Ndim() || t.dtype.code != layout.Dtype().code ||
@@ -182,6 +193,9 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed* original, DLDevice d
   } else {
     if (flags != 0) return false;
   }
+  // The layout is the original's, which import validated: this cannot throw.
+  const detail::ByteSpan span = detail::ComputeSpan("ToDLPack", t.dtype, flags, t.ndim, t.shape,
+                                                    t.strides);
   if (span.count == 0) return tensor.descriptor.GetSizeInBytes() == 0;
   const uintptr_t elementZero = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
   return elementZero == static_cast<uintptr_t>(tensor.descriptor.GetPointer()) +
@@ -192,20 +206,20 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed* original, DLDevice d
 template <class Managed>
 Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options) {
   constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
-  DLDevice device{};
-  detail::ByteSpan span;
-  const uint64_t flags = CheckExport(where, tensor, options, kLegacy, &device, &span);
-
   MemoryDescriptor& descriptor = tensor.descriptor;
   constexpr ReleaseFunction kImportRelease =
       kLegacy ? &detail::ReleaseImportedLegacy : &detail::ReleaseImportedVersioned;
   if (descriptor.GetRelease() == kImportRelease && descriptor.GetReleaseContext() != nullptr) {
     auto* original = static_cast<Managed*>(descriptor.GetReleaseContext());
-    if (IsUnchangedImport(tensor, original, device, flags, span)) {
+    if (IsUnchangedImport(tensor, original, options)) {
       detail::DescriptorAccess::Disarm(descriptor);
       return original;
     }
   }
+
+  DLDevice device{};
+  detail::ByteSpan span;
+  const uint64_t flags = CheckExport(where, tensor, options, kLegacy, &device, &span);
 
   using Block = ExportBlock<Managed>;
   const int32_t ndim = tensor.layout.Ndim();

@@ -1,6 +1,7 @@
 // dlbridge: zero-copy exchange of memory descriptors through DLPack. Umbrella header.
 #pragma once
 
+#include "dlbridge/checker.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
 #include "dlbridge/from_dlpack.h"

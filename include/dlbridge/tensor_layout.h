@@ -10,6 +10,9 @@
 #include "dlbridge/export.h"
 
 namespace dlbridge {
+namespace detail {
+struct LayoutAccess;  // lets import fill a layout it has already validated, in place
+}  // namespace detail
 
 /// A read-only view of ndim int64 values (shape or strides).
 struct IndexSpan {
@@ -60,6 +63,7 @@ class DLBRIDGE_API TensorLayout {
   bool operator!=(const TensorLayout& other) const noexcept { return !(*this == other); }
 
  private:
+  friend struct detail::LayoutAccess;
   void Assign(int32_t ndim, const int64_t* shape, const int64_t* strides);
   void Release() noexcept;
 

@@ -1473,7 +1473,74 @@ PyType_Slot kTensorSlots[] = {
 PyType_Spec kTensorSpec = {"dlbridge.Tensor", sizeof(PyTensor), 0,
                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, kTensorSlots};
 
+// ---------------------------------------------------------------------------------------
+// The conformance checker (spec/conformance.md): reads a capsule's tensor, consumes nothing.
+
+PyObject* FindingsList(const std::vector<dlbridge::Finding>& findings) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(findings.size()));
+  if (list == nullptr) return nullptr;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const dlbridge::Finding& f = findings[i];
+    PyObject* row = Py_BuildValue("(sss)", f.rule.c_str(), dlbridge::SeverityName(f.severity),
+                                  f.message.c_str());
+    if (row == nullptr) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), row);
+  }
+  return list;
+}
+
+PyObject* CheckCapsule(PyObject*, PyObject* capsule) {
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_SetString(PyExc_TypeError, "dlbridge._check_capsule: expected a DLPack capsule");
+    return nullptr;
+  }
+  const char* name = PyCapsule_GetName(capsule);
+  if (name == nullptr) return nullptr;
+  const bool versioned = std::strcmp(name, kVersionedName) == 0;
+  if (!versioned && std::strcmp(name, kLegacyName) != 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "dlbridge._check_capsule: a capsule named '%s' is not an unconsumed DLPack "
+                 "tensor; expected 'dltensor' or 'dltensor_versioned'",
+                 name);
+    return nullptr;
+  }
+  void* pointer = PyCapsule_GetPointer(capsule, name);
+  if (pointer == nullptr) return nullptr;
+  std::vector<dlbridge::Finding> findings;
+  DLB_TRY
+  findings = versioned ? dlbridge::CheckDLPack(static_cast<const DLManagedTensorVersioned*>(pointer))
+                       : dlbridge::CheckDLPack(static_cast<const DLManagedTensor*>(pointer));
+  DLB_CATCH(nullptr)
+  return FindingsList(findings);
+}
+
+PyObject* CheckerRulesList(PyObject*, PyObject*) {
+  int count = 0;
+  const dlbridge::CheckerRule* rules = dlbridge::CheckerRules(&count);
+  PyObject* list = PyList_New(count);
+  if (list == nullptr) return nullptr;
+  for (int i = 0; i < count; ++i) {
+    PyObject* row = Py_BuildValue("(sss)", rules[i].id, dlbridge::SeverityName(rules[i].severity),
+                                  rules[i].summary);
+    if (row == nullptr) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, i, row);
+  }
+  return list;
+}
+
 PyMethodDef kModuleMethods[] = {
+    {"_check_capsule", DLB_METH(CheckCapsule), METH_O,
+     "_check_capsule(capsule) -> [(rule, severity, message)]\nRuns dlbridge::CheckDLPack on an "
+     "unconsumed 'dltensor'/'dltensor_versioned' capsule; the capsule is neither renamed nor "
+     "consumed. An empty list means conforming."},
+    {"_checker_rules", DLB_METH(CheckerRulesList), METH_NOARGS,
+     "_checker_rules() -> [(rule, severity, summary)]: every rule _check_capsule can report."},
     {"from_dlpack", DLB_METH(FromDlpack), METH_O,
      "from_dlpack(obj) -> dlbridge.Tensor\nImports any DLPack producer (through its type's "
      "__dlpack_c_exchange_api__ when it has one, else __dlpack__(max_version=(1, N)), retried "
@@ -1482,7 +1549,7 @@ PyMethodDef kModuleMethods[] = {
 };
 
 PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
-                       "dlbridge",
+                       "dlbridge._dlbridge",
                        "dlbridge: zero-copy DLPack exchange of memory descriptors.",
                        -1,
                        kModuleMethods,
@@ -1506,7 +1573,8 @@ bool AddInt(PyObject* module, const char* name, long long value) {
 
 }  // namespace
 
-PyMODINIT_FUNC PyInit_dlbridge(void) {
+// The extension is dlbridge._dlbridge; python/dlbridge/__init__.py re-exports it as dlbridge.
+PyMODINIT_FUNC PyInit__dlbridge(void) {
   if (!Intern(&g_str_dlpack, "__dlpack__") ||
       !Intern(&g_str_exchange_api, "__dlpack_c_exchange_api__") ||
       !Intern(&g_str_stream, "stream") || !Intern(&g_str_max_version, "max_version") ||

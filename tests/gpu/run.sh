@@ -109,7 +109,7 @@ status=0
 
 # 6. PyTorch and CuPy through DLPack, when the module exists.
 py_status=0
-if [ "$with_python" = ON ] && ls "$build"/python/dlbridge*.so >/dev/null 2>&1; then
+if [ "$with_python" = ON ] && ls "$build"/python/dlbridge/_dlbridge*.so >/dev/null 2>&1; then
   PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" "$python" "$root/tests/gpu/interop.py" || py_status=$?
 else
   say "python interop: skipped (the dlbridge Python module was not built)"
