@@ -1,21 +1,35 @@
-// The process-wide Metal resolver registration.
+// The process-wide Metal resolver registration. On Apple builds with Metal the default is
+// src/metal_apple.mm's resolver; elsewhere none is registered by default.
 #include "dlbridge/metal_resolver.h"
 
 #include <atomic>
 
 namespace dlbridge {
+namespace detail {
+#if defined(DLBRIDGE_WITH_METAL)
+const MetalResolver* PlatformMetalResolver() noexcept;  // src/metal_apple.mm
+#else
+const MetalResolver* PlatformMetalResolver() noexcept { return nullptr; }
+#endif
+}  // namespace detail
+
 namespace {
-std::atomic<const MetalResolver*> g_resolver{nullptr};
+// Function-local, so a registration from another translation unit's static initialiser
+// never sees it uninitialised.
+std::atomic<const MetalResolver*>& Slot() noexcept {
+  static std::atomic<const MetalResolver*> slot{detail::PlatformMetalResolver()};
+  return slot;
+}
 }  // namespace
 
 MetalResolver::~MetalResolver() = default;
 
 void SetMetalResolver(const MetalResolver* resolver) noexcept {
-  g_resolver.store(resolver, std::memory_order_release);
+  Slot().store(resolver, std::memory_order_release);
 }
 
 const MetalResolver* GetMetalResolver() noexcept {
-  return g_resolver.load(std::memory_order_acquire);
+  return Slot().load(std::memory_order_acquire);
 }
 
 }  // namespace dlbridge
