@@ -83,10 +83,10 @@ void MemoryDescriptor::Set(int64_t pointer, int64_t sizeInBytes, const char* mem
   if (role == nullptr) {
     throw Error(ErrorCode::kInvalidArgument, "MemoryDescriptor: role is null; give a name such as \"data\"");
   }
+  role_ = role;  // first: the only step that can throw (bad_alloc), so nothing is half-set
   pointer_ = pointer;
   size_ = sizeInBytes;
   space_ = space;
-  role_ = role;
 }
 
 void MemoryDescriptor::SetPointer(int64_t pointer) {
@@ -140,6 +140,8 @@ std::shared_ptr<const void> MemoryDescriptor::GetOwner() const {
 }
 
 void MemoryDescriptor::SetRelease(ReleaseFunction release, void* context) {
+  // Re-setting the pair already held must not run it: the memory is still in use (MD-14).
+  if (kind_ == HoldKind::kRelease && release == release_ && context == context_) return;
   DropHold();
   if (release != nullptr) {
     release_ = release;

@@ -118,6 +118,9 @@ bool IsPackedSubByte(DLDataType dtype, uint64_t flags) noexcept {
 ByteSpan ComputeSpan(const char* where, DLDataType dtype, uint64_t flags, int32_t ndim,
                      const int64_t* shape, const int64_t* strides) {
   ByteSpan span;
+  for (int32_t i = 0; i < ndim; ++i) {
+    if (shape[i] == 0) return span;  // no elements: nothing is reached, nothing can overflow
+  }
   int64_t count = 1;
   for (int32_t i = 0; i < ndim; ++i) {
     if (MulOverflows(count, shape[i], &count)) {
@@ -208,11 +211,24 @@ TensorLayout TensorLayout::FromArrays(DLDataType dtype, int32_t ndim, const int6
 }
 
 void TensorLayout::Assign(int32_t ndim, const int64_t* shape, const int64_t* strides) {
+  // Every check runs before anything is written, so a throw leaves the layout as it was.
+  bool empty = false;
   for (int32_t i = 0; i < ndim; ++i) {
     if (shape[i] < 0) {
       detail::Fail(ErrorCode::kInvalidShape, "TensorLayout: shape[" + std::to_string(i) + "] is " +
                                                  std::to_string(shape[i]) +
                                                  "; extents must be >= 0");
+    }
+    empty = empty || shape[i] == 0;
+  }
+  if (strides == nullptr && !empty) {
+    int64_t step = 1;
+    for (int32_t i = ndim - 1; i > 0; --i) {
+      if (detail::MulOverflows(step, shape[i] > 1 ? shape[i] : 1, &step)) {
+        detail::Fail(ErrorCode::kOverflow,
+                     "TensorLayout: contiguous strides overflow int64 at shape[" +
+                         std::to_string(i) + "] = " + std::to_string(shape[i]));
+      }
     }
   }
   int64_t* dims = inline_;
@@ -227,17 +243,12 @@ void TensorLayout::Assign(int32_t ndim, const int64_t* shape, const int64_t* str
   if (strides != nullptr) {
     if (ndim > 0) std::memcpy(dims + ndim, strides, sizeof(int64_t) * static_cast<size_t>(ndim));
   } else {
-    // C-contiguous; zero extents make later strides meaningless, so they saturate at 1.
-    int64_t step = 1;
+    // C-contiguous, extents saturated at 1. Only an empty tensor can get here with strides
+    // past int64; they wrap (unsigned) and mean nothing, as no element is ever addressed.
+    uint64_t step = 1;
     for (int32_t i = ndim - 1; i >= 0; --i) {
-      dims[ndim + i] = step;
-      int64_t extent = shape[i] > 1 ? shape[i] : 1;
-      if (detail::MulOverflows(step, extent, &step) && i > 0) {
-        if (dims != inline_) std::free(dims);
-        detail::Fail(ErrorCode::kOverflow,
-                     "TensorLayout: contiguous strides overflow int64 at shape[" +
-                         std::to_string(i) + "] = " + std::to_string(shape[i]));
-      }
+      dims[ndim + i] = static_cast<int64_t>(step);
+      step *= static_cast<uint64_t>(shape[i] > 1 ? shape[i] : 1);
     }
   }
   Release();
@@ -295,6 +306,9 @@ TensorLayout& TensorLayout::operator=(TensorLayout&& other) noexcept {
 }
 
 int64_t TensorLayout::ElementCount() const {
+  for (int32_t i = 0; i < ndim_; ++i) {
+    if (dims_[i] == 0) return 0;
+  }
   int64_t count = 1;
   for (int32_t i = 0; i < ndim_; ++i) {
     if (detail::MulOverflows(count, dims_[i], &count)) {

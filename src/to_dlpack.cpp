@@ -52,6 +52,9 @@ struct ExportBlock {
 static_assert(alignof(ExportBlock<DLManagedTensorVersioned>) % alignof(int64_t) == 0 &&
                   sizeof(ExportBlock<DLManagedTensorVersioned>) % alignof(int64_t) == 0,
               "dims must be aligned after the block");
+static_assert(alignof(ExportBlock<DLManagedTensor>) % alignof(int64_t) == 0 &&
+                  sizeof(ExportBlock<DLManagedTensor>) % alignof(int64_t) == 0,
+              "dims must be aligned after the legacy block");
 
 DLDevice ResolveDevice(const char* where, const Tensor& tensor, const ExportOptions& options) {
   const MemorySpace space = tensor.descriptor.GetMemorySpaceKind();
@@ -165,7 +168,8 @@ template <class Managed>
 bool IsUnchangedImport(const Tensor& tensor, const Managed* original,
                        const ExportOptions& options) {
   const DLDevice device = tensor.device;
-  if (device.device_type == 0 || (options.device_id >= 0 && options.device_id != device.device_id) ||
+  if (device.device_type == 0 || options.verify_device == DeviceVerification::kRequired ||
+      (options.device_id >= 0 && options.device_id != device.device_id) ||
       tensor.descriptor.GetMemorySpaceKind() == MemorySpace::kLevelZero ||
       !DeviceTypeMatchesSpace(device.device_type, tensor.descriptor.GetMemorySpaceKind()) ||
       (tensor.flags & ~detail::KnownFlags()) != 0) {

@@ -219,6 +219,15 @@ TEST_CASE_TEMPLATE("IMP-11 NULL data needs zero elements, zero elements accept a
   }
   HandBuilt<M> nothing(nullptr, {0});
   { Tensor t = FromDLPack(&nothing.managed); }
+  // Extents whose product overflows before the zero: still an empty tensor, accepted.
+  HandBuilt<M> wide(nullptr, {2, int64_t{1} << 40, int64_t{1} << 40, 0});
+  wide.T().strides = nullptr;
+  if constexpr (HandBuilt<M>::kVersioned) wide.managed.version = {1, 1};
+  {
+    Tensor t = FromDLPack(&wide.managed);
+    CHECK(t.layout.ElementCount() == 0);
+  }
+  CHECK(wide.deletes == 1);
   CHECK(empty.deletes == 1);
   CHECK(nothing.deletes == 1);
 }

@@ -213,3 +213,23 @@ TEST_CASE("MD-13 a release may run on another thread (the thread that drops the 
   std::thread([m = std::move(d)]() mutable { m = MemoryDescriptor(); }).join();
   CHECK(a.calls == 1);
 }
+
+TEST_CASE("MD-14 re-setting the hold already held keeps it (no early release)") {
+  ReleaseCounter a;
+  auto owner = std::make_shared<int>(5);
+  {
+    MemoryDescriptor d;
+    d.SetRelease(&ReleaseCounter::Release, &a);
+    d.SetReleaseAddress(d.GetReleaseAddress(), d.GetReleaseContextAddress());
+    d.SetRelease(d.GetRelease(), d.GetReleaseContext());
+    CHECK(a.calls == 0);
+    CHECK(d.HasOwnership());
+    MemoryDescriptor o;
+    o.SetOwner(owner);
+    o.SetOwner(o.GetOwner());  // the old reference drops, the copy keeps the owner alive
+    CHECK(owner.use_count() == 2);
+    CHECK(o.HasOwnership());
+  }
+  CHECK(a.calls == 1);
+  CHECK(owner.use_count() == 1);
+}

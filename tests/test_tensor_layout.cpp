@@ -60,3 +60,18 @@ TEST_CASE("LAY-4 bad layouts are rejected naming the field") {
   CHECK_DLB_ERROR(TensorLayout::FromArrays({kDLFloat, 32, 1}, 2, nullptr, nullptr),
                   ErrorCode::kInvalidShape, "shape is null");
 }
+
+TEST_CASE("LAY-5 a failed assignment leaves the layout as it was, empty tensors never overflow") {
+  const int64_t big = std::numeric_limits<int64_t>::max() / 2;
+  TensorLayout l = TensorLayout::FromArrays({kDLFloat, 32, 1}, 2, std::vector<int64_t>{3, 4}.data(),
+                                            nullptr);
+  const int64_t huge[3] = {3, big, 4};
+  CHECK_DLB_ERROR(l = TensorLayout::FromArrays({kDLFloat, 32, 1}, 3, huge, nullptr),
+                  ErrorCode::kOverflow, "contiguous strides overflow");
+  CHECK(l.Ndim() == 2);
+  CHECK(l.Shape()[0] == 3);
+  CHECK(l.Strides()[0] == 4);
+  const int64_t emptyHuge[4] = {2, int64_t{1} << 40, int64_t{1} << 40, 0};
+  TensorLayout e = TensorLayout::FromArrays({kDLFloat, 32, 1}, 4, emptyHuge, nullptr);
+  CHECK(e.ElementCount() == 0);
+}

@@ -67,7 +67,8 @@ class DLBRIDGE_API MemoryDescriptor {
   std::shared_ptr<const void> GetOwner() const;
 
   /// Holds memory owned outside C++ references: `release(context)` runs once when the
-  /// hold is dropped (destruction, overwrite, or a later Set*). Drops any earlier hold
+  /// hold is dropped (destruction, move-assignment over it, or a later SetOwner/SetRelease/
+  /// SetReleaseAddress with a different hold; re-setting the same pair keeps it). Drops any earlier hold
   /// first; a null `release` clears the hold (and `context` is ignored).
   void SetRelease(ReleaseFunction release, void* context);
   /// As SetRelease(), with both addresses as integers, for wrapped callers (Python, C).

@@ -35,7 +35,9 @@ struct ExportOptions {
 /// or drops the owner reference) and frees the tensor, on any thread. With a release hold,
 /// `manager_ctx` is the release's context. One heap allocation per export.
 /// Re-export: a tensor that FromDLPack produced from a DLManagedTensorVersioned, exported
-/// unchanged (same pointer, size, layout, device and flags), hands back that original tensor.
+/// unchanged (same element-zero address, size, layout, device and flags), hands back that
+/// original tensor without re-running the export checks or a device query (import ran them);
+/// verify_device = kRequired, Level Zero and a contradicting device_id take the full path.
 ///
 /// On failure: throws Error and `tensor` keeps its hold; nothing is released or leaked.
 DLBRIDGE_API DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor,
