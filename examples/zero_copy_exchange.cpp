@@ -54,15 +54,16 @@ int main() {
                 tensor.descriptor.HasOwnership() ? "release" : "nothing");
 
     exported = dlbridge::ToDLPackVersioned(std::move(tensor));
-    std::printf("3. exported DLManagedTensorVersioned v%u.%u: data=%p device=(%d,%d) ndim=%d "
-                "shape=[%lld,%lld] strides=[%lld,%lld]; manager_ctx is the release context: %s\n",
-                exported->version.major, exported->version.minor, exported->dl_tensor.data,
-                exported->dl_tensor.device.device_type, exported->dl_tensor.device.device_id,
-                exported->dl_tensor.ndim, static_cast<long long>(exported->dl_tensor.shape[0]),
-                static_cast<long long>(exported->dl_tensor.shape[1]),
-                static_cast<long long>(exported->dl_tensor.strides[0]),
-                static_cast<long long>(exported->dl_tensor.strides[1]),
-                exported->manager_ctx == &field ? "yes" : "no");
+    std::printf(
+        "3. exported DLManagedTensorVersioned v%u.%u: data=%p device=(%d,%d) ndim=%d "
+        "shape=[%lld,%lld] strides=[%lld,%lld]; manager_ctx is the release context: %s\n",
+        exported->version.major, exported->version.minor, exported->dl_tensor.data,
+        exported->dl_tensor.device.device_type, exported->dl_tensor.device.device_id,
+        exported->dl_tensor.ndim, static_cast<long long>(exported->dl_tensor.shape[0]),
+        static_cast<long long>(exported->dl_tensor.shape[1]),
+        static_cast<long long>(exported->dl_tensor.strides[0]),
+        static_cast<long long>(exported->dl_tensor.strides[1]),
+        exported->manager_ctx == &field ? "yes" : "no");
     std::printf("   the descriptor handed its hold over: holds=%s; releases so far: %d\n",
                 tensor.descriptor.HasOwnership() ? "yes" : "no", field.releases);
   } catch (const dlbridge::Error& e) {
@@ -73,8 +74,8 @@ int main() {
   {
     // The consumer side: it only sees the DLPack tensor.
     dlbridge::Tensor imported = dlbridge::FromDLPack(exported);
-    const auto* data = reinterpret_cast<const double*>(imported.descriptor.GetPointer() +
-                                                       static_cast<int64_t>(imported.layout.ByteOffset()));
+    const auto* data = reinterpret_cast<const double*>(
+        imported.descriptor.GetPointer() + static_cast<int64_t>(imported.layout.ByteOffset()));
     std::printf("4. consumer imported it: pointer=0x%llx size=%lld space=%s\n",
                 static_cast<unsigned long long>(imported.descriptor.GetPointer()),
                 static_cast<long long>(imported.descriptor.GetSizeInBytes()),

@@ -24,7 +24,8 @@ constexpr CheckerRule kRules[] = {
      "version.major is 1 (another major: a consumer may only call the deleter)"},
     {"CONF-VERSION-MINOR", Severity::kNote,
      "version.minor is at most the checker's header minor (newer: unknown values are warnings)"},
-    {"CONF-DELETER-NULL", Severity::kNote, "the deleter is set (NULL is allowed, nothing is freed)"},
+    {"CONF-DELETER-NULL", Severity::kNote,
+     "the deleter is set (NULL is allowed, nothing is freed)"},
     {"CONF-FLAGS-UNKNOWN", Severity::kViolation, "flags holds only bits the header defines"},
     {"CONF-FLAGS-PADDED", Severity::kWarning,
      "IS_SUBBYTE_TYPE_PADDED is set only on a sub-byte dtype"},
@@ -71,8 +72,8 @@ bool IsAddress(const DeviceTypeInfo* row) { return row != nullptr && row->export
 // The checks on a DLTensor. `strict_strides`: DLPack >= 1.2 forbids NULL strides.
 // `newer`: the producer's minor is newer than this build's header, so values unknown here
 // may be legitimate: they are warnings, not violations.
-void CheckTensor(const DLTensor& t, uint64_t flags, bool versioned, bool strict_strides,
-                 bool newer, Report& report) {
+void CheckTensor(const DLTensor& t, uint64_t flags, bool versioned, bool strict_strides, bool newer,
+                 Report& report) {
   const Severity unknownSeverity = newer ? Severity::kWarning : Severity::kViolation;
 
   // dtype
@@ -82,7 +83,8 @@ void CheckTensor(const DLTensor& t, uint64_t flags, bool versioned, bool strict_
     dtypeKnown = false;
     report.Add("CONF-DTYPE-CODE", unknownSeverity,
                "dtype.code " + std::to_string(dtype.code) + " is not a DLDataTypeCode of DLPack " +
-                   std::to_string(DLPACK_MAJOR_VERSION) + "." + std::to_string(DLPACK_MINOR_VERSION));
+                   std::to_string(DLPACK_MAJOR_VERSION) + "." +
+                   std::to_string(DLPACK_MINOR_VERSION));
   }
   if (dtype.lanes == 0) {
     report.Add("CONF-DTYPE-LANES", Severity::kViolation, "dtype.lanes is 0; lanes must be >= 1");
@@ -109,7 +111,8 @@ void CheckTensor(const DLTensor& t, uint64_t flags, bool versioned, bool strict_
   if (row == nullptr) {
     report.Add("CONF-DEVICE-TYPE", unknownSeverity,
                "device_type " + std::to_string(deviceType) + " is not a DLDeviceType of DLPack " +
-                   std::to_string(DLPACK_MAJOR_VERSION) + "." + std::to_string(DLPACK_MINOR_VERSION));
+                   std::to_string(DLPACK_MAJOR_VERSION) + "." +
+                   std::to_string(DLPACK_MINOR_VERSION));
   } else if (row->id_is_zero && t.device.device_id != 0) {
     report.Add("CONF-DEVICE-ID", Severity::kViolation,
                "device_id is " + std::to_string(t.device.device_id) + " for " + row->name +
@@ -129,7 +132,8 @@ void CheckTensor(const DLTensor& t, uint64_t flags, bool versioned, bool strict_
   if (t.ndim > TensorLayout::kMaxDims) {
     report.Add("CONF-NDIM", Severity::kWarning,
                "ndim is " + std::to_string(t.ndim) + "; the checker reads at most " +
-                   std::to_string(TensorLayout::kMaxDims) + " dimensions, so shape, strides and "
+                   std::to_string(TensorLayout::kMaxDims) +
+                   " dimensions, so shape, strides and "
                    "the layout are not checked");
     return;
   }
@@ -196,8 +200,9 @@ void CheckTensor(const DLTensor& t, uint64_t flags, bool versioned, bool strict_
   if (span.count == 0) {
     if (t.data != nullptr) {
       report.Add("CONF-DATA-ZERO-SIZE", Severity::kNote,
-                 "data is " + Hex(base) + " for a tensor with no elements; the header says it "
-                 "should be NULL");
+                 "data is " + Hex(base) +
+                     " for a tensor with no elements; the header says it "
+                     "should be NULL");
     }
     return;
   }
@@ -219,7 +224,8 @@ void CheckTensor(const DLTensor& t, uint64_t flags, bool versioned, bool strict_
   }
   int64_t start = 0;
   if (detail::AddOverflows(static_cast<int64_t>(t.byte_offset), span.low, &start)) {
-    report.Add("CONF-OVERFLOW", Severity::kViolation, "byte_offset plus the layout overflows int64");
+    report.Add("CONF-OVERFLOW", Severity::kViolation,
+               "byte_offset plus the layout overflows int64");
     return;
   }
   const uintptr_t pointer = base + static_cast<uintptr_t>(start);
@@ -278,8 +284,8 @@ std::vector<Finding> CheckDLPack(const DLManagedTensorVersioned* managed) {
   if (unknown != 0) {
     report.Add("CONF-FLAGS-UNKNOWN", newer ? Severity::kWarning : Severity::kViolation,
                "flags has bits " + Hex(unknown) + " that DLPack " +
-                   std::to_string(DLPACK_MAJOR_VERSION) + "." + std::to_string(DLPACK_MINOR_VERSION) +
-                   " does not define");
+                   std::to_string(DLPACK_MAJOR_VERSION) + "." +
+                   std::to_string(DLPACK_MINOR_VERSION) + " does not define");
   }
   CheckTensor(managed->dl_tensor, managed->flags, true, version.minor >= 2, newer, report);
   return report.Take();

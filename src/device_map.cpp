@@ -36,8 +36,7 @@ constexpr DeviceImport kReject = DeviceImport::kRejected;
 constexpr DeviceTypeInfo kDevices[] = {
     {1, "kDLCPU", kSpace, H, true, true, "CPU memory is host memory"},
     {2, "kDLCUDA", kSpace, MemorySpace::kCuda, true, false, "CUDA device memory"},
-    {3, "kDLCUDAHost", kSpace, H, true, true,
-     "CUDA pinned host memory is host-addressable"},
+    {3, "kDLCUDAHost", kSpace, H, true, true, "CUDA pinned host memory is host-addressable"},
     {4, "kDLOpenCL", kReject, H, false, false,
      "OpenCL data is a cl_mem handle, not an address; no memory space describes it"},
     {7, "kDLVulkan", kReject, H, false, false,
@@ -45,8 +44,7 @@ constexpr DeviceTypeInfo kDevices[] = {
     {8, "kDLMetal", DeviceImport::kNeedsResolver, H, false, false,
      "Metal data is an id<MTLBuffer> handle; only a registered MetalResolver can turn "
      "shared storage into a host pointer"},
-    {9, "kDLVPI", kReject, H, false, false,
-     "Verilog simulator memory has no memory space"},
+    {9, "kDLVPI", kReject, H, false, false, "Verilog simulator memory has no memory space"},
     {10, "kDLROCM", kSpace, MemorySpace::kHip, true, false, "ROCm device memory is HIP memory"},
     {11, "kDLROCMHost", kSpace, H, true, true, "ROCm pinned host memory is host-addressable"},
     {12, "kDLExtDev", kReject, H, false, false,
@@ -228,7 +226,8 @@ std::string UnknownText(GpuRuntime which, PointerKind kind, void* context, const
 namespace detail {
 
 void LevelZeroHandles(void* option_context, void* option_device, void** context, void** device) {
-  *context = option_context != nullptr ? option_context : g_ze_context.load(std::memory_order_acquire);
+  *context =
+      option_context != nullptr ? option_context : g_ze_context.load(std::memory_order_acquire);
   *device = option_device != nullptr ? option_device : g_ze_device.load(std::memory_order_acquire);
 }
 
@@ -242,13 +241,14 @@ void CheckExportDevice(const char* where, MemorySpace space, bool type_given, DL
   const GpuRuntime which = RuntimeOf(space);
   const std::string name = GpuRuntimeName(which);
   auto missing = [&](const std::string& why) {
-    Fail(ErrorCode::kMissingDeviceId,
-         std::string(where) + ": memory space \"" + MemorySpaceName(space) +
-             "\" needs a device ordinal; set Tensor::device (e.g. {" + row->name +
-             ", 0}) or ExportOptions::device_id; " + why);
+    Fail(ErrorCode::kMissingDeviceId, std::string(where) + ": memory space \"" +
+                                          MemorySpaceName(space) +
+                                          "\" needs a device ordinal; set Tensor::device (e.g. {" +
+                                          row->name + ", 0}) or ExportOptions::device_id; " + why);
   };
   if (pointer == nullptr) {
-    if (need_id) missing("an empty descriptor has no pointer to ask the " + name + " runtime about");
+    if (need_id)
+      missing("an empty descriptor has no pointer to ask the " + name + " runtime about");
     return;
   }
   const Runtime rt = For(which);
@@ -278,11 +278,14 @@ void CheckExportDevice(const char* where, MemorySpace space, bool type_given, DL
       if (space == MemorySpace::kLevelZero) break;  // host USM stays kDLOneAPI (GPU-7)
       const char* host = space == MemorySpace::kCuda ? "kDLCUDAHost" : "kDLROCMHost";
       if (type_given) {
-        Fail(ErrorCode::kDeviceMismatch,
-             std::string(where) + ": Tensor::device says " + row->name + " but the " + name +
-                 " runtime reports that" + at + " is pinned host memory; describe it as \"host\" "
-                 "(with Tensor::device {" + host + ", 0} if wanted), or leave Tensor::device "
-                 "unset to export it as " + host);
+        Fail(ErrorCode::kDeviceMismatch, std::string(where) + ": Tensor::device says " + row->name +
+                                             " but the " + name + " runtime reports that" + at +
+                                             " is pinned host memory; describe it as \"host\" "
+                                             "(with Tensor::device {" +
+                                             host +
+                                             ", 0} if wanted), or leave Tensor::device "
+                                             "unset to export it as " +
+                                             host);
       }
       *device = DLDevice{space == MemorySpace::kCuda ? kDLCUDAHost : kDLROCMHost, 0};  // GPU-4
       return;
@@ -299,9 +302,12 @@ void CheckExportDevice(const char* where, MemorySpace space, bool type_given, DL
     case PointerKind::kDevice:
       if (device->device_type == kDLCUDAManaged) {
         Fail(ErrorCode::kDeviceMismatch,
-             std::string(where) + ": Tensor::device says kDLCUDAManaged but the CUDA runtime "
-                                  "reports that" + at + " is device memory, not managed memory; "
-                                  "use {kDLCUDA, ordinal} or leave Tensor::device unset");
+             std::string(where) +
+                 ": Tensor::device says kDLCUDAManaged but the CUDA runtime "
+                 "reports that" +
+                 at +
+                 " is device memory, not managed memory; "
+                 "use {kDLCUDA, ordinal} or leave Tensor::device unset");
       }
       break;
   }
@@ -310,8 +316,9 @@ void CheckExportDevice(const char* where, MemorySpace space, bool type_given, DL
     ordinal = rt.DeviceIndex(level_zero_device, &error);  // host USM: the caller's device
   }
   if (ordinal < 0) {
-    if (need_id) missing("the " + name + " runtime names no device for" + at +
-                         (error.empty() ? std::string() : ": " + error));
+    if (need_id)
+      missing("the " + name + " runtime names no device for" + at +
+              (error.empty() ? std::string() : ": " + error));
     return;
   }
   if (need_id) {
@@ -330,7 +337,8 @@ void CheckImportDevice(const char* where, DLDevice device, const void* pointer,
   if (verify == DeviceVerification::kOff || pointer == nullptr) return;
   GpuRuntime which = GpuRuntime::kCuda;
   switch (static_cast<int32_t>(device.device_type)) {
-    case kDLCUDA: case kDLCUDAManaged: which = GpuRuntime::kCuda; break;
+    case kDLCUDA:
+    case kDLCUDAManaged: which = GpuRuntime::kCuda; break;
     case kDLROCM: which = GpuRuntime::kHip; break;
     case kDLOneAPI: which = GpuRuntime::kLevelZero; break;
     default: return;  // host-like types need no runtime
@@ -371,8 +379,10 @@ void CheckImportDevice(const char* where, DLDevice device, const void* pointer,
     case PointerKind::kDevice:
       if (device.device_type == kDLCUDAManaged) {
         Fail(ErrorCode::kDeviceMismatch,
-             std::string(where) + ": the producer says kDLCUDAManaged but the CUDA runtime "
-                                  "reports that" + at + " is device memory, not managed memory");
+             std::string(where) +
+                 ": the producer says kDLCUDAManaged but the CUDA runtime "
+                 "reports that" +
+                 at + " is device memory, not managed memory");
       }
       break;
   }

@@ -61,8 +61,8 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
     // A different major version may lay out everything after `flags` differently.
     if (managed->version.major != 1) {
       Fail(ErrorCode::kUnsupportedVersion,
-           std::string(where) + ": DLPack version " + std::to_string(managed->version.major) +
-               "." + std::to_string(managed->version.minor) + " is not supported; accepted: 1.x");
+           std::string(where) + ": DLPack version " + std::to_string(managed->version.major) + "." +
+               std::to_string(managed->version.minor) + " is not supported; accepted: 1.x");
     }
     flags = managed->flags;
     const uint64_t unknown = flags & ~detail::KnownFlags();
@@ -125,8 +125,9 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
     resolver = options.metal_resolver ? options.metal_resolver : GetMetalResolver();
     if (resolver == nullptr) {
       Fail(ErrorCode::kMissingContext,
-           std::string(where) + ": device_type kDLMetal holds an id<MTLBuffer>, not an address; "
-                                "register a MetalResolver (SetMetalResolver or ImportOptions)");
+           std::string(where) +
+               ": device_type kDLMetal holds an id<MTLBuffer>, not an address; "
+               "register a MetalResolver (SetMetalResolver or ImportOptions)");
     }
   }
   if (!row->id_is_zero && t.device.device_id < 0) {
@@ -136,14 +137,14 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
   }
   if (options.require_writable && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {
     Fail(ErrorCode::kReadOnly,
-         std::string(where) + ": the tensor is read-only and ImportOptions::require_writable is set");
+         std::string(where) +
+             ": the tensor is read-only and ImportOptions::require_writable is set");
   }
 
   Tensor result;
   detail::LayoutAccess::Assign(result.layout, t.dtype, t.ndim, t.shape, t.strides);
-  const detail::ByteSpan span =
-      detail::ComputeSpan(where, t.dtype, flags, t.ndim, result.layout.Shape().data,
-                          result.layout.Strides().data);
+  const detail::ByteSpan span = detail::ComputeSpan(
+      where, t.dtype, flags, t.ndim, result.layout.Shape().data, result.layout.Strides().data);
   result.device = t.device;
   if (row->id_is_zero) result.device.device_id = 0;
   if (resolver != nullptr) result.device = DLDevice{kDLCPU, 0};  // a host address once resolved
@@ -156,12 +157,13 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
                                      std::to_string(span.count) + " elements");
     }
     if (t.byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      Fail(ErrorCode::kOverflow,
-           std::string(where) + ": byte_offset " + std::to_string(t.byte_offset) + " overflows int64");
+      Fail(ErrorCode::kOverflow, std::string(where) + ": byte_offset " +
+                                     std::to_string(t.byte_offset) + " overflows int64");
     }
     int64_t start = 0;
     if (detail::AddOverflows(static_cast<int64_t>(t.byte_offset), span.low, &start)) {
-      Fail(ErrorCode::kOverflow, std::string(where) + ": byte_offset plus the layout overflows int64");
+      Fail(ErrorCode::kOverflow,
+           std::string(where) + ": byte_offset plus the layout overflows int64");
     }
     if (resolver != nullptr) {
       MetalBufferInfo info;
@@ -188,8 +190,7 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
     }
     const uintptr_t pointer = base + static_cast<uintptr_t>(start);
     const bool wraps = start < 0 ? pointer > base : pointer < base;
-    if (wraps || pointer == 0 ||
-        pointer + static_cast<uintptr_t>(span.bytes) < pointer ||
+    if (wraps || pointer == 0 || pointer + static_cast<uintptr_t>(span.bytes) < pointer ||
         pointer > static_cast<uintptr_t>(std::numeric_limits<int64_t>::max())) {
       Fail(ErrorCode::kOverflow, std::string(where) + ": data " + Hex(base) + " with byte_offset " +
                                      std::to_string(t.byte_offset) +
@@ -200,8 +201,8 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
       detail::CheckImportDevice(where, t.device, reinterpret_cast<const void*>(pointer),
                                 options.verify_device, zeContext);
     }
-    detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(pointer),
-                                       span.bytes, row->space);
+    detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(pointer), span.bytes,
+                                       row->space);
     result.layout.SetByteOffset(static_cast<uint64_t>(-span.low));
   } else {
     result.descriptor.SetMemorySpace(row->space);

@@ -71,9 +71,9 @@ void MemoryDescriptor::Set(int64_t pointer, int64_t sizeInBytes, const char* mem
   // Validate everything before changing anything, so a throw leaves the descriptor as it was.
   MemorySpace space = ParseMemorySpace(memorySpace);
   if (sizeInBytes < 0) {
-    throw Error(ErrorCode::kInvalidDescriptor,
-                "MemoryDescriptor: sizeInBytes is " + std::to_string(sizeInBytes) +
-                    "; a size must be >= 0");
+    throw Error(ErrorCode::kInvalidDescriptor, "MemoryDescriptor: sizeInBytes is " +
+                                                   std::to_string(sizeInBytes) +
+                                                   "; a size must be >= 0");
   }
   if (pointer == 0 && sizeInBytes != 0) {
     throw Error(ErrorCode::kInvalidDescriptor,
@@ -81,7 +81,8 @@ void MemoryDescriptor::Set(int64_t pointer, int64_t sizeInBytes, const char* mem
                     std::to_string(sizeInBytes) + "; a null pointer describes 0 bytes");
   }
   if (role == nullptr) {
-    throw Error(ErrorCode::kInvalidArgument, "MemoryDescriptor: role is null; give a name such as \"data\"");
+    throw Error(ErrorCode::kInvalidArgument,
+                "MemoryDescriptor: role is null; give a name such as \"data\"");
   }
   role_ = role;  // first: the only step that can throw (bad_alloc), so nothing is half-set
   pointer_ = pointer;

@@ -21,20 +21,15 @@ class AppleMetalResolver final : public MetalResolver {
         info.storage = MetalStorageMode::kShared;
         info.contents = mtl.contents;
         return true;
-      case MTLStorageModePrivate:
-        info.storage = MetalStorageMode::kPrivate;
-        return true;
-      case MTLStorageModeMemoryless:
-        info.storage = MetalStorageMode::kMemoryless;
-        return true;
+      case MTLStorageModePrivate: info.storage = MetalStorageMode::kPrivate; return true;
+      case MTLStorageModeMemoryless: info.storage = MetalStorageMode::kMemoryless; return true;
 #if TARGET_OS_OSX
       case MTLStorageModeManaged:  // has contents, but needs didModifyRange: syncs: rejected
         info.storage = MetalStorageMode::kManaged;
         info.contents = mtl.contents;
         return true;
 #endif
-      default:
-        return false;
+      default: return false;
     }
   }
 };

@@ -28,8 +28,6 @@ void SetMetalResolver(const MetalResolver* resolver) noexcept {
   Slot().store(resolver, std::memory_order_release);
 }
 
-const MetalResolver* GetMetalResolver() noexcept {
-  return Slot().load(std::memory_order_acquire);
-}
+const MetalResolver* GetMetalResolver() noexcept { return Slot().load(std::memory_order_acquire); }
 
 }  // namespace dlbridge

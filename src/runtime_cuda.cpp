@@ -19,7 +19,8 @@ constexpr const char* kNoIdHint =
     "; without a driver, give the device id (Tensor::device or ExportOptions::device_id)";
 
 // Full v2 signature (CUDA >= 12.0) and the older four-argument one.
-using GetProcV2 = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+using GetProcV2 = CUresult (*)(const char*, void**, int, cuuint64_t,
+                               CUdriverProcAddressQueryResult*);
 using GetProcV1 = CUresult (*)(const char*, void**, int, cuuint64_t);
 
 struct CudaState {
@@ -48,7 +49,8 @@ struct CudaState {
          "CUDA: " + info.library +
              " is the CUDA toolkit's link-time stub (CUDA_ERROR_STUB_LIBRARY), not the driver; "
              "install the NVIDIA driver (it provides libcuda.so.1) or take the toolkit's "
-             "lib64/stubs directory out of LD_LIBRARY_PATH" + kNoIdHint);
+             "lib64/stubs directory out of LD_LIBRARY_PATH" +
+             kNoIdHint);
   }
 
   // Maps an initialisation failure onto a status and a message with what to do.
@@ -57,20 +59,24 @@ struct CudaState {
       case CUDA_ERROR_STUB_LIBRARY: StubFailure(); return;
       case CUDA_ERROR_NO_DEVICE:
         Fail(RuntimeStatus::kNoDevice, std::string("CUDA: ") + call + " reports no CUDA device (" +
-                                           ErrorName(r) + "); check nvidia-smi and "
-                                           "CUDA_VISIBLE_DEVICES" + kNoIdHint);
+                                           ErrorName(r) +
+                                           "); check nvidia-smi and "
+                                           "CUDA_VISIBLE_DEVICES" +
+                                           kNoIdHint);
         return;
       case CUDA_ERROR_NOT_INITIALIZED:
       case CUDA_ERROR_DEINITIALIZED:
         Fail(RuntimeStatus::kNotInitialized,
              std::string("CUDA: the driver is not initialised (") + call + ": " + ErrorName(r) +
                  "); it cannot be used in a child forked from a CUDA process or while the "
-                 "process exits" + kNoIdHint);
+                 "process exits" +
+                 kNoIdHint);
         return;
       default:
         Fail(RuntimeStatus::kFailed, std::string("CUDA: ") + call + " failed (" + ErrorName(r) +
                                          "); check that the driver matches the kernel module "
-                                         "(nvidia-smi)" + kNoIdHint);
+                                         "(nvidia-smi)" +
+                                         kNoIdHint);
         return;
     }
   }
@@ -89,23 +95,23 @@ struct CudaState {
     if (r == CUDA_ERROR_STUB_LIBRARY) {
       StubFailure();
     } else {
-      Fail(RuntimeStatus::kFailed, "CUDA: " + info.library + " has no entry point " + name +
-                                       " (cuGetProcAddress: " + ErrorName(r) +
-                                       "); the driver is too old or this is not the driver" +
-                                       kNoIdHint);
+      Fail(RuntimeStatus::kFailed,
+           "CUDA: " + info.library + " has no entry point " + name + " (cuGetProcAddress: " +
+               ErrorName(r) + "); the driver is too old or this is not the driver" + kNoIdHint);
     }
     return false;
   }
 
   void Load() {
-    const std::string chosen = LibraryOverride(has_override, override_path, "DLBRIDGE_CUDA_LIBRARY");
+    const std::string chosen =
+        LibraryOverride(has_override, override_path, "DLBRIDGE_CUDA_LIBRARY");
     std::string errors;
     void* handle = OpenFirst({chosen.empty() ? kDefaultLibrary : chosen}, &info.library, &errors);
     if (handle == nullptr) {
       info.library = chosen.empty() ? kDefaultLibrary : chosen;
-      Fail(RuntimeStatus::kNotInstalled,
-           "CUDA: the driver library " + info.library + " is not installed (" + errors +
-               "); install the NVIDIA driver" + kNoIdHint);
+      Fail(RuntimeStatus::kNotInstalled, "CUDA: the driver library " + info.library +
+                                             " is not installed (" + errors +
+                                             "); install the NVIDIA driver" + kNoIdHint);
       return;
     }
     auto v2 = reinterpret_cast<GetProcV2>(Symbol(handle, "cuGetProcAddress_v2"));
@@ -113,7 +119,8 @@ struct CudaState {
     if (v2 == nullptr && v1 == nullptr) {
       Fail(RuntimeStatus::kFailed, "CUDA: " + info.library +
                                        " has no cuGetProcAddress: it is not a CUDA >= 11.3 "
-                                       "driver; update the NVIDIA driver" + kNoIdHint);
+                                       "driver; update the NVIDIA driver" +
+                                       kNoIdHint);
       return;
     }
     Entry(v2, v1, "cuGetErrorName", &get_error_name, false);
@@ -157,8 +164,8 @@ class CudaBackendImpl final : public Backend {
                                         CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                         CU_POINTER_ATTRIBUTE_IS_MANAGED};
     void* data[] = {&type, &ordinal, &managed};
-    const CUresult r = s.pointer_get_attributes(3, attributes, data,
-                                                reinterpret_cast<CUdeviceptr>(pointer));
+    const CUresult r =
+        s.pointer_get_attributes(3, attributes, data, reinterpret_cast<CUdeviceptr>(pointer));
     if (r != CUDA_SUCCESS) {
       const bool uninit = r == CUDA_ERROR_NOT_INITIALIZED || r == CUDA_ERROR_DEINITIALIZED;
       const bool context = r == CUDA_ERROR_INVALID_CONTEXT;

@@ -27,15 +27,19 @@ PointerKind HipPointerKind(int major, int type, bool managed) {
     switch (type) {
       case 0: return PointerKind::kUnregisteredHost;
       case 1: return PointerKind::kPinnedHost;
-      case 2: case 10: return PointerKind::kDevice;
-      case 3: case 11: return PointerKind::kManaged;
+      case 2:
+      case 10: return PointerKind::kDevice;
+      case 3:
+      case 11: return PointerKind::kManaged;
       default: return PointerKind::kUnknown;
     }
   }
   switch (type) {
     case 0: return PointerKind::kPinnedHost;
-    case 1: case 2: return PointerKind::kDevice;
-    case 3: case 4: return PointerKind::kManaged;
+    case 1:
+    case 2: return PointerKind::kDevice;
+    case 3:
+    case 4: return PointerKind::kManaged;
     default: return PointerKind::kUnknown;
   }
 }
@@ -95,8 +99,10 @@ struct HipState {
         reinterpret_cast<decltype(&::hipGetDeviceCount)>(Symbol(handle, "hipGetDeviceCount"));
     pointer_get_attributes = reinterpret_cast<decltype(&::hipPointerGetAttributes)>(
         Symbol(handle, "hipPointerGetAttributes"));
-    get_error_name = reinterpret_cast<decltype(&::hipGetErrorName)>(Symbol(handle, "hipGetErrorName"));
-    if (runtime_version == nullptr || device_count == nullptr || pointer_get_attributes == nullptr) {
+    get_error_name =
+        reinterpret_cast<decltype(&::hipGetErrorName)>(Symbol(handle, "hipGetErrorName"));
+    if (runtime_version == nullptr || device_count == nullptr ||
+        pointer_get_attributes == nullptr) {
       Fail(RuntimeStatus::kFailed, "HIP: " + info.library +
                                        " lacks hipRuntimeGetVersion, hipGetDeviceCount or "
                                        "hipPointerGetAttributes: it is not a HIP runtime" +
@@ -128,7 +134,8 @@ struct HipState {
       return;
     }
     if (e != hipSuccess) {
-      Fail(RuntimeStatus::kFailed, "HIP: hipGetDeviceCount failed (" + ErrorName(e) + ")" + kNoIdHint);
+      Fail(RuntimeStatus::kFailed,
+           "HIP: hipGetDeviceCount failed (" + ErrorName(e) + ")" + kNoIdHint);
       return;
     }
     info.status = RuntimeStatus::kReady;

@@ -58,12 +58,12 @@ struct LevelZeroState {
       return;
     }
     auto init = reinterpret_cast<decltype(&::zeInit)>(Symbol(handle, "zeInit"));
-    auto api_version =
-        reinterpret_cast<decltype(&::zeDriverGetApiVersion)>(Symbol(handle, "zeDriverGetApiVersion"));
+    auto api_version = reinterpret_cast<decltype(&::zeDriverGetApiVersion)>(
+        Symbol(handle, "zeDriverGetApiVersion"));
     driver_get = reinterpret_cast<decltype(&::zeDriverGet)>(Symbol(handle, "zeDriverGet"));
     device_get = reinterpret_cast<decltype(&::zeDeviceGet)>(Symbol(handle, "zeDeviceGet"));
-    sub_devices =
-        reinterpret_cast<decltype(&::zeDeviceGetSubDevices)>(Symbol(handle, "zeDeviceGetSubDevices"));
+    sub_devices = reinterpret_cast<decltype(&::zeDeviceGetSubDevices)>(
+        Symbol(handle, "zeDeviceGetSubDevices"));
     alloc_properties = reinterpret_cast<decltype(&::zeMemGetAllocProperties)>(
         Symbol(handle, "zeMemGetAllocProperties"));
     if (init == nullptr || driver_get == nullptr || device_get == nullptr ||
@@ -80,19 +80,23 @@ struct LevelZeroState {
       Fail(RuntimeStatus::kNoDevice,
            "Level Zero: the loader " + info.library +
                " found no driver (zeInit: ZE_RESULT_ERROR_UNINITIALIZED); install a GPU "
-               "driver with Level Zero support (e.g. intel-level-zero-gpu)" + kNoIdHint);
+               "driver with Level Zero support (e.g. intel-level-zero-gpu)" +
+               kNoIdHint);
       return;
     }
     if (r != ZE_RESULT_SUCCESS) {
-      Fail(RuntimeStatus::kNotInitialized,
-           "Level Zero: zeInit failed (" + ResultText(r) + "); check the driver installation "
-           "and ZE_ENABLE_* / ZE_AFFINITY_MASK settings" + kNoIdHint);
+      Fail(RuntimeStatus::kNotInitialized, "Level Zero: zeInit failed (" + ResultText(r) +
+                                               "); check the driver installation "
+                                               "and ZE_ENABLE_* / ZE_AFFINITY_MASK settings" +
+                                               kNoIdHint);
       return;
     }
     uint32_t driver_count = 0;
     if (driver_get(&driver_count, nullptr) != ZE_RESULT_SUCCESS || driver_count == 0) {
-      Fail(RuntimeStatus::kNoDevice, std::string("Level Zero: zeDriverGet reports no driver; install a GPU "
-                                     "driver with Level Zero support") + kNoIdHint);
+      Fail(RuntimeStatus::kNoDevice,
+           std::string("Level Zero: zeDriverGet reports no driver; install a GPU "
+                       "driver with Level Zero support") +
+               kNoIdHint);
       return;
     }
     std::vector<ze_driver_handle_t> drivers(driver_count);
@@ -111,7 +115,8 @@ struct LevelZeroState {
     }
     if (roots.empty()) {
       Fail(RuntimeStatus::kNoDevice, std::string("Level Zero: the drivers report no device; check "
-                                     "ZE_AFFINITY_MASK and the GPU driver") + kNoIdHint);
+                                                 "ZE_AFFINITY_MASK and the GPU driver") +
+                                         kNoIdHint);
       return;
     }
     info.status = RuntimeStatus::kReady;
@@ -158,7 +163,7 @@ class LevelZeroBackendImpl final : public Backend {
       *error = "Level Zero: zeMemGetAllocProperties failed (" + ResultText(r) +
                "); check that the context handle is valid";
       return r == ZE_RESULT_ERROR_UNINITIALIZED ? RuntimeStatus::kNotInitialized
-                                                 : RuntimeStatus::kFailed;
+                                                : RuntimeStatus::kFailed;
     }
     PointerInfo info;
     switch (properties.type) {

@@ -33,16 +33,24 @@ struct DtypeRow {
 // Codes as numbers so the table compiles against any 1.x header; the float8/6/4 codes
 // arrived with DLPack 1.1 and are known only when the header is at least that.
 constexpr DtypeRow kDtypes[] = {
-    {0, "int", {8, 16, 32, 64}},      {1, "uint", {8, 16, 32, 64}},
-    {2, "float", {16, 32, 64, 0}},    {3, "opaque_handle", {8, 16, 32, 64}},
-    {4, "bfloat", {16, 0, 0, 0}},     {5, "complex", {64, 128, 0, 0}},
+    {0, "int", {8, 16, 32, 64}},
+    {1, "uint", {8, 16, 32, 64}},
+    {2, "float", {16, 32, 64, 0}},
+    {3, "opaque_handle", {8, 16, 32, 64}},
+    {4, "bfloat", {16, 0, 0, 0}},
+    {5, "complex", {64, 128, 0, 0}},
     {6, "bool", {8, 0, 0, 0}},
 #if DLPACK_MAJOR_VERSION > 1 || DLPACK_MINOR_VERSION >= 1
-    {7, "float8_e3m4", {8, 0, 0, 0}}, {8, "float8_e4m3", {8, 0, 0, 0}},
-    {9, "float8_e4m3b11fnuz", {8, 0, 0, 0}}, {10, "float8_e4m3fn", {8, 0, 0, 0}},
-    {11, "float8_e4m3fnuz", {8, 0, 0, 0}}, {12, "float8_e5m2", {8, 0, 0, 0}},
-    {13, "float8_e5m2fnuz", {8, 0, 0, 0}}, {14, "float8_e8m0fnu", {8, 0, 0, 0}},
-    {15, "float6_e2m3fn", {6, 0, 0, 0}}, {16, "float6_e3m2fn", {6, 0, 0, 0}},
+    {7, "float8_e3m4", {8, 0, 0, 0}},
+    {8, "float8_e4m3", {8, 0, 0, 0}},
+    {9, "float8_e4m3b11fnuz", {8, 0, 0, 0}},
+    {10, "float8_e4m3fn", {8, 0, 0, 0}},
+    {11, "float8_e4m3fnuz", {8, 0, 0, 0}},
+    {12, "float8_e5m2", {8, 0, 0, 0}},
+    {13, "float8_e5m2fnuz", {8, 0, 0, 0}},
+    {14, "float8_e8m0fnu", {8, 0, 0, 0}},
+    {15, "float6_e2m3fn", {6, 0, 0, 0}},
+    {16, "float6_e3m2fn", {6, 0, 0, 0}},
     {17, "float4_e2m1fn", {4, 0, 0, 0}},
 #endif
 };
@@ -84,24 +92,21 @@ std::string DtypeText(DLDataType dtype) {
 void CheckDtype(const char* where, DLDataType dtype) {
   const DtypeRow* row = FindDtype(dtype.code);
   if (row == nullptr) {
-    Fail(ErrorCode::kInvalidDtype, std::string(where) + ": dtype.code " +
-                                       std::to_string(dtype.code) +
-                                       " is unknown to this build (DLPack " +
-                                       std::to_string(DLPACK_MAJOR_VERSION) + "." +
-                                       std::to_string(DLPACK_MINOR_VERSION) + "); accepted: 0.." +
-                                       std::to_string(kDtypes[sizeof(kDtypes) / sizeof(kDtypes[0]) - 1].code));
+    Fail(ErrorCode::kInvalidDtype,
+         std::string(where) + ": dtype.code " + std::to_string(dtype.code) +
+             " is unknown to this build (DLPack " + std::to_string(DLPACK_MAJOR_VERSION) + "." +
+             std::to_string(DLPACK_MINOR_VERSION) + "); accepted: 0.." +
+             std::to_string(kDtypes[sizeof(kDtypes) / sizeof(kDtypes[0]) - 1].code));
   }
   if (dtype.lanes == 0) {
-    Fail(ErrorCode::kInvalidDtype,
-         std::string(where) + ": dtype.lanes is 0; lanes must be >= 1");
+    Fail(ErrorCode::kInvalidDtype, std::string(where) + ": dtype.lanes is 0; lanes must be >= 1");
   }
   for (uint8_t b : row->bits) {
     if (b != 0 && b == dtype.bits) return;
   }
-  Fail(ErrorCode::kInvalidDtype, std::string(where) + ": dtype.bits " +
-                                     std::to_string(dtype.bits) + " does not match code " +
-                                     std::to_string(dtype.code) + " (" + row->name +
-                                     "); accepted bits: " + BitsList(*row));
+  Fail(ErrorCode::kInvalidDtype, std::string(where) + ": dtype.bits " + std::to_string(dtype.bits) +
+                                     " does not match code " + std::to_string(dtype.code) + " (" +
+                                     row->name + "); accepted bits: " + BitsList(*row));
 }
 
 bool IsPackedSubByte(DLDataType dtype, uint64_t flags) noexcept {
@@ -124,7 +129,8 @@ ByteSpan ComputeSpan(const char* where, DLDataType dtype, uint64_t flags, int32_
   int64_t count = 1;
   for (int32_t i = 0; i < ndim; ++i) {
     if (MulOverflows(count, shape[i], &count)) {
-      Fail(ErrorCode::kOverflow, std::string(where) + ": the element count overflows int64 at shape[" +
+      Fail(ErrorCode::kOverflow, std::string(where) +
+                                     ": the element count overflows int64 at shape[" +
                                      std::to_string(i) + "] = " + std::to_string(shape[i]));
     }
   }
@@ -138,8 +144,8 @@ ByteSpan ComputeSpan(const char* where, DLDataType dtype, uint64_t flags, int32_
     int64_t reach = 0;
     if (MulOverflows(strides[i], shape[i] - 1, &reach) ||
         AddOverflows(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi)) {
-      Fail(ErrorCode::kOverflow, std::string(where) + ": strides[" + std::to_string(i) + "] = " +
-                                     std::to_string(strides[i]) + " with shape[" +
+      Fail(ErrorCode::kOverflow, std::string(where) + ": strides[" + std::to_string(i) +
+                                     "] = " + std::to_string(strides[i]) + " with shape[" +
                                      std::to_string(i) + "] = " + std::to_string(shape[i]) +
                                      " reaches past int64");
     }
@@ -154,7 +160,8 @@ ByteSpan ComputeSpan(const char* where, DLDataType dtype, uint64_t flags, int32_
     int64_t lowBits = 0;
     int64_t bits = 0;
     if (MulOverflows(lo, elementBits, &lowBits) || MulOverflows(elements, elementBits, &bits)) {
-      Fail(ErrorCode::kOverflow, std::string(where) + ": the layout's extent in bits overflows int64");
+      Fail(ErrorCode::kOverflow,
+           std::string(where) + ": the layout's extent in bits overflows int64");
     }
     if (lowBits % 8 != 0) {
       Fail(ErrorCode::kInvalidStrides,
@@ -167,7 +174,8 @@ ByteSpan ComputeSpan(const char* where, DLDataType dtype, uint64_t flags, int32_
   }
   const int64_t itemBytes = (elementBits + 7) / 8;
   if (MulOverflows(lo, itemBytes, &span.low) || MulOverflows(elements, itemBytes, &span.bytes)) {
-    Fail(ErrorCode::kOverflow, std::string(where) + ": the layout's extent in bytes overflows int64");
+    Fail(ErrorCode::kOverflow,
+         std::string(where) + ": the layout's extent in bytes overflows int64");
   }
   return span;
 }
@@ -200,8 +208,8 @@ TensorLayout TensorLayout::FromArrays(DLDataType dtype, int32_t ndim, const int6
                                                "; accepted: 0.." + std::to_string(kMaxDims));
   }
   if (ndim > 0 && shape == nullptr) {
-    detail::Fail(ErrorCode::kInvalidShape, "TensorLayout: shape is null with ndim " +
-                                               std::to_string(ndim));
+    detail::Fail(ErrorCode::kInvalidShape,
+                 "TensorLayout: shape is null with ndim " + std::to_string(ndim));
   }
   TensorLayout layout;
   layout.dtype_ = dtype;
@@ -235,8 +243,8 @@ void TensorLayout::Assign(int32_t ndim, const int64_t* shape, const int64_t* str
   if (ndim > kInlineDims) {
     dims = static_cast<int64_t*>(std::malloc(sizeof(int64_t) * 2 * static_cast<size_t>(ndim)));
     if (dims == nullptr) {
-      detail::Fail(ErrorCode::kOutOfMemory, "TensorLayout: could not allocate " +
-                                                std::to_string(ndim) + " dimensions");
+      detail::Fail(ErrorCode::kOutOfMemory,
+                   "TensorLayout: could not allocate " + std::to_string(ndim) + " dimensions");
     }
   }
   if (ndim > 0) std::memcpy(dims, shape, sizeof(int64_t) * static_cast<size_t>(ndim));

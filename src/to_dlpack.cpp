@@ -62,11 +62,11 @@ DLDevice ResolveDevice(const char* where, const Tensor& tensor, const ExportOpti
   DLDevice device{};
   if (tensor.device.device_type != 0) {
     if (!DeviceTypeMatchesSpace(tensor.device.device_type, space)) {
-      Fail(ErrorCode::kDeviceMismatch,
-           std::string(where) + ": Tensor::device.device_type " +
-               std::to_string(tensor.device.device_type) + " (" +
-               DeviceTypeName(tensor.device.device_type) + ") contradicts memory space \"" +
-               spaceName + "\"; leave it 0 to derive it from the space");
+      Fail(ErrorCode::kDeviceMismatch, std::string(where) + ": Tensor::device.device_type " +
+                                           std::to_string(tensor.device.device_type) + " (" +
+                                           DeviceTypeName(tensor.device.device_type) +
+                                           ") contradicts memory space \"" + spaceName +
+                                           "\"; leave it 0 to derive it from the space");
     }
     device = tensor.device;
     if (options.device_id >= 0 && options.device_id != device.device_id) {
@@ -102,8 +102,9 @@ DLDevice ResolveDevice(const char* where, const Tensor& tensor, const ExportOpti
   // verification is off (spec/device-map.md GPU-2..GPU-8).
   const bool hasBytes = tensor.descriptor.GetSizeInBytes() > 0;
   const void* pointer =
-      hasBytes ? reinterpret_cast<const void*>(static_cast<intptr_t>(tensor.descriptor.GetPointer()))
-               : nullptr;
+      hasBytes
+          ? reinterpret_cast<const void*>(static_cast<intptr_t>(tensor.descriptor.GetPointer()))
+          : nullptr;
   detail::CheckExportDevice(where, space, tensor.device.device_type != 0, &device, pointer,
                             options.verify_device, zeContext, zeDevice);
   return device;
@@ -114,14 +115,12 @@ uint64_t CheckExport(const char* where, const Tensor& tensor, const ExportOption
                      bool legacy, DLDevice* device, detail::ByteSpan* span) {
   const uint64_t unknown = tensor.flags & ~detail::KnownFlags();
   if (unknown != 0) {
-    Fail(ErrorCode::kInvalidFlags, std::string(where) + ": Tensor::flags has unknown bits 0x" +
-                                       [&] {
-                                         char buf[32];
-                                         std::snprintf(buf, sizeof buf, "%llx",
-                                                       static_cast<unsigned long long>(unknown));
-                                         return std::string(buf);
-                                       }() +
-                                       "; known: DLPACK_FLAG_BITMASK_*");
+    Fail(
+        ErrorCode::kInvalidFlags, std::string(where) + ": Tensor::flags has unknown bits 0x" + [&] {
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(unknown));
+          return std::string(buf);
+        }() + "; known: DLPACK_FLAG_BITMASK_*");
   }
   uint64_t flags = tensor.flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED);
   if (options.read_only) flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
@@ -153,7 +152,8 @@ uint64_t CheckExport(const char* where, const Tensor& tensor, const ExportOption
     if (overflow || start < 0 || end > size) {
       Fail(ErrorCode::kOutOfBounds,
            std::string(where) + ": the layout reaches bytes [" +
-               (overflow ? std::string("overflow") : std::to_string(start) + ", " + std::to_string(end)) +
+               (overflow ? std::string("overflow")
+                         : std::to_string(start) + ", " + std::to_string(end)) +
                ") from the pointer (byte offset " + std::to_string(layout.ByteOffset()) +
                ") but the descriptor describes [0, " + std::to_string(size) + ")");
     }
@@ -198,12 +198,12 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed* original,
     if (flags != 0) return false;
   }
   // The layout is the original's, which import validated: this cannot throw.
-  const detail::ByteSpan span = detail::ComputeSpan("ToDLPack", t.dtype, flags, t.ndim, t.shape,
-                                                    t.strides);
+  const detail::ByteSpan span =
+      detail::ComputeSpan("ToDLPack", t.dtype, flags, t.ndim, t.shape, t.strides);
   if (span.count == 0) return tensor.descriptor.GetSizeInBytes() == 0;
   const uintptr_t elementZero = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
-  return elementZero == static_cast<uintptr_t>(tensor.descriptor.GetPointer()) +
-                            layout.ByteOffset() &&
+  return elementZero ==
+             static_cast<uintptr_t>(tensor.descriptor.GetPointer()) + layout.ByteOffset() &&
          tensor.descriptor.GetSizeInBytes() == span.bytes;
 }
 

@@ -97,8 +97,8 @@ inline dlbridge::TensorLayout F32(std::vector<int64_t> shape, std::vector<int64_
     } catch (const dlbridge::Error& e_) {                                      \
       thrown_ = true;                                                          \
       CHECK_MESSAGE(e_.code() == (code_), dlbridge::ErrorCodeName(e_.code())); \
-      CHECK_MESSAGE(std::string(e_.what()).find(text) != std::string::npos, \
-                    std::string(e_.what()));                                              \
+      CHECK_MESSAGE(std::string(e_.what()).find(text) != std::string::npos,    \
+                    std::string(e_.what()));                                   \
     }                                                                          \
-    CHECK_MESSAGE(thrown_, "expected dlbridge::Error from " #expr);           \
+    CHECK_MESSAGE(thrown_, "expected dlbridge::Error from " #expr);            \
   } while (0)

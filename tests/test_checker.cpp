@@ -44,7 +44,8 @@ bool HasRule(const std::vector<Finding>& findings, const char* rule) {
 
 #define CHECK_FINDING(findings, rule, severity) \
   CHECK_MESSAGE(Has((findings), (rule), (severity)), Describe(findings))
-#define CHECK_NO_RULE(findings, rule) CHECK_MESSAGE(!HasRule((findings), (rule)), Describe(findings))
+#define CHECK_NO_RULE(findings, rule) \
+  CHECK_MESSAGE(!HasRule((findings), (rule)), Describe(findings))
 #define CHECK_CLEAN(findings) CHECK_MESSAGE((findings).empty(), Describe(findings))
 
 template <class M>
@@ -236,15 +237,18 @@ TEST_CASE_TEMPLATE("CONF-DTYPE-LANES zero lanes are a violation", M, DLManagedTe
 TEST_CASE_TEMPLATE("CONF-DTYPE-BITS bits that do not match the code are a violation", M,
                    DLManagedTensorVersioned, DLManagedTensor) {
   Buffer buf;
-  const DLDataType bad[] = {{kDLFloat, 8, 1}, {kDLBool, 1, 1}, {kDLInt, 0, 1},
+  const DLDataType bad[] = {{kDLFloat, 8, 1},    {kDLBool, 1, 1},          {kDLInt, 0, 1},
                             {kDLComplex, 32, 1}, {kDLFloat4_e2m1fn, 8, 1}, {kDLBfloat, 32, 1}};
   for (DLDataType dtype : bad) {
     HandBuilt<M> h(buf.bytes, {2}, dtype);
     std::vector<Finding> f = Check(h);
     CHECK_FINDING(f, "CONF-DTYPE-BITS", Severity::kViolation);
   }
-  const DLDataType good[] = {{kDLBool, 8, 1}, {kDLComplex, 128, 1}, {kDLBfloat, 16, 1},
-                             {kDLFloat6_e3m2fn, 6, 1}, {kDLUInt, 64, 1}};
+  const DLDataType good[] = {{kDLBool, 8, 1},
+                             {kDLComplex, 128, 1},
+                             {kDLBfloat, 16, 1},
+                             {kDLFloat6_e3m2fn, 6, 1},
+                             {kDLUInt, 64, 1}};
   for (DLDataType dtype : good) {
     HandBuilt<M> ok(buf.bytes, {8}, dtype);
     CHECK_CLEAN(Check(ok));
@@ -267,7 +271,7 @@ TEST_CASE_TEMPLATE("CONF-DEVICE-TYPE unknown device types are a violation", M,
 TEST_CASE_TEMPLATE("CONF-DEVICE-ID CPU, pinned and managed use 0, devices use >= 0", M,
                    DLManagedTensorVersioned, DLManagedTensor) {
   Buffer buf;
-  const DLDevice bad[] = {{kDLCPU, 1},         {kDLCPU, -1},    {kDLCUDAHost, 2},
+  const DLDevice bad[] = {{kDLCPU, 1},         {kDLCPU, -1},     {kDLCUDAHost, 2},
                           {kDLCUDAManaged, 1}, {kDLROCMHost, 3}, {kDLCUDA, -1}};
   for (DLDevice device : bad) {
     HandBuilt<M> h(buf.bytes, {2});
@@ -390,9 +394,9 @@ TEST_CASE("CONF-RULES every rule has an ID, a summary, and a test named after it
 TEST_CASE_TEMPLATE("CONF-EXPORTS dlbridge's exports across the layout matrix are clean", M,
                    DLManagedTensorVersioned, DLManagedTensor) {
   constexpr bool kVersioned = std::is_same_v<M, DLManagedTensorVersioned>;
-  const DLDataType dtypes[] = {{kDLInt, 8, 1},     {kDLUInt, 16, 1},     {kDLInt, 64, 1},
-                               {kDLFloat, 16, 1},  {kDLFloat, 32, 1},    {kDLFloat, 64, 1},
-                               {kDLBfloat, 16, 1}, {kDLComplex, 128, 1}, {kDLBool, 8, 1},
+  const DLDataType dtypes[] = {{kDLInt, 8, 1},           {kDLUInt, 16, 1},     {kDLInt, 64, 1},
+                               {kDLFloat, 16, 1},        {kDLFloat, 32, 1},    {kDLFloat, 64, 1},
+                               {kDLBfloat, 16, 1},       {kDLComplex, 128, 1}, {kDLBool, 8, 1},
                                {kDLFloat8_e4m3fn, 8, 1}, {kDLFloat, 32, 4}};
   struct Shape {
     std::vector<int64_t> shape;
@@ -400,15 +404,15 @@ TEST_CASE_TEMPLATE("CONF-EXPORTS dlbridge's exports across the layout matrix are
     uint64_t offset;
   };
   const Shape shapes[] = {
-      {{}, {}, 0},                  // 0-d
-      {{7}, {}, 0},                 // 1-d
-      {{3, 4}, {}, 0},              // C-contiguous
-      {{4, 3}, {1, 4}, 0},          // transposed
-      {{3, 5}, {-5, 1}, 10},        // negative strides, offset in elements (scaled below)
-      {{2, 3}, {6, 2}, 0},          // every other column
-      {{2, 0, 3}, {}, 0},           // zero-size
-      {{0}, {}, 0},                 // zero-size 1-d
-      {{1, 1, 1}, {}, 0},           // unit extents
+      {{}, {}, 0},            // 0-d
+      {{7}, {}, 0},           // 1-d
+      {{3, 4}, {}, 0},        // C-contiguous
+      {{4, 3}, {1, 4}, 0},    // transposed
+      {{3, 5}, {-5, 1}, 10},  // negative strides, offset in elements (scaled below)
+      {{2, 3}, {6, 2}, 0},    // every other column
+      {{2, 0, 3}, {}, 0},     // zero-size
+      {{0}, {}, 0},           // zero-size 1-d
+      {{1, 1, 1}, {}, 0},     // unit extents
   };
   int checked = 0;
   for (DLDataType dtype : dtypes) {
@@ -418,8 +422,8 @@ TEST_CASE_TEMPLATE("CONF-EXPORTS dlbridge's exports across the layout matrix are
         if (readOnly && !kVersioned) continue;  // legacy cannot say read-only (refused)
         Buffer buf;
         ReleaseCounter c;
-        Tensor t = HostTensor(buf, c, dlbridge::TensorLayout(dtype, s.shape, s.strides,
-                                                             s.offset * item));
+        Tensor t =
+            HostTensor(buf, c, dlbridge::TensorLayout(dtype, s.shape, s.strides, s.offset * item));
         t.flags = readOnly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
         M* m = nullptr;
         if constexpr (kVersioned) {

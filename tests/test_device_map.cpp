@@ -48,7 +48,8 @@ TEST_CASE("DEV-1 every DLPack device type imports as the spec decides") {
       CHECK_DLB_ERROR(dlbridge::FromDLPack(&h.managed), ErrorCode::kUnsupportedDevice,
                       std::string("(") + it->second.first + ") is not supported: ");
     } else if (outcome == Outcome::kMetal) {
-      CHECK_DLB_ERROR(dlbridge::FromDLPack(&h.managed), ErrorCode::kMissingContext, "MetalResolver");
+      CHECK_DLB_ERROR(dlbridge::FromDLPack(&h.managed), ErrorCode::kMissingContext,
+                      "MetalResolver");
     } else {
       dlbridge::ImportOptions opts;
       if (outcome == Outcome::kLevelZero) opts.level_zero_context = &context;

@@ -64,8 +64,9 @@ TEST_CASE("IMP-4 another major version: deleter called, nothing past flags read"
     h.T().shape = reinterpret_cast<int64_t*>(uintptr_t{0x8});
     h.T().dtype = {250, 3, 0};
     h.T().device = {static_cast<DLDeviceType>(777), -3};
-    CHECK_DLB_ERROR(FromDLPack(&h.managed), ErrorCode::kUnsupportedVersion,
-                    "DLPack version " + std::to_string(major) + ".5 is not supported; accepted: 1.x");
+    CHECK_DLB_ERROR(
+        FromDLPack(&h.managed), ErrorCode::kUnsupportedVersion,
+        "DLPack version " + std::to_string(major) + ".5 is not supported; accepted: 1.x");
     CHECK(h.deletes == 1);
   }
 }
@@ -193,7 +194,8 @@ TEST_CASE_TEMPLATE("IMP-10 extent, stride and offset arithmetic is overflow-chec
   SUBCASE("byte offset") {
     HandBuilt<M> h(buf.bytes, {2});
     h.T().byte_offset = uint64_t{1} << 63;
-    CHECK_DLB_ERROR(FromDLPack(&h.managed), ErrorCode::kOverflow, "byte_offset 9223372036854775808");
+    CHECK_DLB_ERROR(FromDLPack(&h.managed), ErrorCode::kOverflow,
+                    "byte_offset 9223372036854775808");
     CHECK(h.deletes == 1);
   }
   SUBCASE("address wrap") {
@@ -239,18 +241,18 @@ TEST_CASE("IMP-12 dtype: lanes >= 1 and bits that match the code") {
     const char* message;
   };
   const Case bad[] = {
-      {{kDLFloat, 32, 0}, "dtype.lanes is 0; lanes must be >= 1"},
-      {{kDLBool, 1, 1}, "dtype.bits 1 does not match code 6 (bool); accepted bits: 8"},
-      {{kDLBfloat, 32, 1}, "code 4 (bfloat); accepted bits: 16"},
-      {{kDLInt, 7, 1}, "accepted bits: 8, 16, 32, 64"},
-      {{kDLComplex, 32, 1}, "accepted bits: 64, 128"},
-      {{kDLFloat, 8, 1}, "accepted bits: 16, 32, 64"},
+    {{kDLFloat, 32, 0}, "dtype.lanes is 0; lanes must be >= 1"},
+    {{kDLBool, 1, 1}, "dtype.bits 1 does not match code 6 (bool); accepted bits: 8"},
+    {{kDLBfloat, 32, 1}, "code 4 (bfloat); accepted bits: 16"},
+    {{kDLInt, 7, 1}, "accepted bits: 8, 16, 32, 64"},
+    {{kDLComplex, 32, 1}, "accepted bits: 64, 128"},
+    {{kDLFloat, 8, 1}, "accepted bits: 16, 32, 64"},
 #if DLPACK_MAJOR_VERSION > 1 || DLPACK_MINOR_VERSION >= 1
-      {{kDLFloat8_e4m3fn, 16, 1}, "(float8_e4m3fn); accepted bits: 8"},
-      {{kDLFloat6_e2m3fn, 8, 1}, "(float6_e2m3fn); accepted bits: 6"},
-      {{kDLFloat4_e2m1fn, 8, 1}, "(float4_e2m1fn); accepted bits: 4"},
+    {{kDLFloat8_e4m3fn, 16, 1}, "(float8_e4m3fn); accepted bits: 8"},
+    {{kDLFloat6_e2m3fn, 8, 1}, "(float6_e2m3fn); accepted bits: 6"},
+    {{kDLFloat4_e2m1fn, 8, 1}, "(float4_e2m1fn); accepted bits: 4"},
 #endif
-      {{200, 8, 1}, "dtype.code 200 is unknown"},
+    {{200, 8, 1}, "dtype.code 200 is unknown"},
   };
   for (const Case& c : bad) {
     Versioned h(buf.bytes, {2});
@@ -258,8 +260,8 @@ TEST_CASE("IMP-12 dtype: lanes >= 1 and bits that match the code") {
     CHECK_DLB_ERROR(FromDLPack(&h.managed), ErrorCode::kInvalidDtype, c.message);
     CHECK(h.deletes == 1);
   }
-  const DLDataType good[] = {{kDLInt, 8, 1},   {kDLUInt, 64, 1}, {kDLFloat, 16, 1},
-                             {kDLBfloat, 16, 1}, {kDLBool, 8, 1}, {kDLComplex, 128, 1},
+  const DLDataType good[] = {{kDLInt, 8, 1},     {kDLUInt, 64, 1}, {kDLFloat, 16, 1},
+                             {kDLBfloat, 16, 1}, {kDLBool, 8, 1},  {kDLComplex, 128, 1},
                              {kDLFloat, 32, 4}};
   for (DLDataType d : good) {
     Versioned h(buf.bytes, {2});
@@ -381,7 +383,8 @@ TEST_CASE("IMP-17 kDLMetal resolves shared storage to host memory, rejects the r
   ImportOptions opts;
   opts.metal_resolver = &r;
   auto metal = [](uintptr_t handle) {
-    auto h = std::make_unique<Versioned>(reinterpret_cast<void*>(handle), std::initializer_list<int64_t>{4});
+    auto h = std::make_unique<Versioned>(reinterpret_cast<void*>(handle),
+                                         std::initializer_list<int64_t>{4});
     h->T().device = {kDLMetal, 0};
     return h;
   };

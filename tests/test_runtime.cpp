@@ -107,8 +107,9 @@ TEST_CASE("GPU-1 a missing runtime library is named, and the library still works
     }
     CHECK(info.status == RuntimeStatus::kNotInstalled);
     CHECK(info.library == library);
-    CHECK_MESSAGE(Message(info).find(std::string(library) + " is not installed") != std::string::npos,
-                  Message(info));
+    CHECK_MESSAGE(
+        Message(info).find(std::string(library) + " is not installed") != std::string::npos,
+        Message(info));
     CHECK_MESSAGE(Message(info).find("install") != std::string::npos, Message(info));
     CHECK_MESSAGE(Message(info).find("give the device id") != std::string::npos, Message(info));
     int context = 0;
@@ -135,9 +136,10 @@ TEST_CASE("GPU-1 export without a device id keeps kMissingDeviceId and names the
   RuntimeReset::UseLibrary(GpuRuntime::kCuda, "/nonexistent/libcuda.so.1");
   RuntimeReset::UseLibrary(GpuRuntime::kHip, "/nonexistent/libamdhip64.so.6");
   dlbridge::Tensor t = Make(buf, c, "cuda");
-  CHECK_DLB_ERROR(dlbridge::ToDLPackVersioned(std::move(t)), ErrorCode::kMissingDeviceId,
-                  "memory space \"cuda\" needs a device ordinal; set Tensor::device (e.g. "
-                  "{kDLCUDA, 0}) or ExportOptions::device_id; it could not be read from the pointer");
+  CHECK_DLB_ERROR(
+      dlbridge::ToDLPackVersioned(std::move(t)), ErrorCode::kMissingDeviceId,
+      "memory space \"cuda\" needs a device ordinal; set Tensor::device (e.g. "
+      "{kDLCUDA, 0}) or ExportOptions::device_id; it could not be read from the pointer");
   CHECK_DLB_ERROR(dlbridge::ToDLPackVersioned(std::move(t)), ErrorCode::kMissingDeviceId,
                   DLBRIDGE_TEST_WITH_CUDA ? "/nonexistent/libcuda.so.1 is not installed"
                                           : "DLBRIDGE_WITH_CUDA=OFF");
@@ -153,7 +155,8 @@ TEST_CASE("GPU-1 the library can be named through DLBRIDGE_CUDA_LIBRARY") {
   RuntimeReset reset;
   if (!DLBRIDGE_TEST_WITH_CUDA) return;
   ::setenv("DLBRIDGE_CUDA_LIBRARY", "/nonexistent/from-env/libcuda.so.1", 1);
-  RuntimeReset::UseLibrary(GpuRuntime::kCuda, nullptr);  // defaults: the variable, then libcuda.so.1
+  RuntimeReset::UseLibrary(GpuRuntime::kCuda,
+                           nullptr);  // defaults: the variable, then libcuda.so.1
   const dlbridge::RuntimeInfo info = dlbridge::GetRuntimeInfo(GpuRuntime::kCuda);
   ::unsetenv("DLBRIDGE_CUDA_LIBRARY");
   CHECK(info.status == RuntimeStatus::kNotInstalled);
@@ -193,7 +196,8 @@ TEST_CASE("GPU-2 the CUDA toolkit's stub library is recognised and named") {
   CHECK(info.status == RuntimeStatus::kStubLibrary);
   CHECK(info.library == DLBRIDGE_TEST_CUDA_STUB);
   CHECK_MESSAGE(Message(info).find("CUDA_ERROR_STUB_LIBRARY") != std::string::npos, Message(info));
-  CHECK_MESSAGE(Message(info).find("install the NVIDIA driver") != std::string::npos, Message(info));
+  CHECK_MESSAGE(Message(info).find("install the NVIDIA driver") != std::string::npos,
+                Message(info));
   CHECK_MESSAGE(Message(info).find("lib64/stubs") != std::string::npos, Message(info));
   Buffer buf;
   ReleaseCounter c;
@@ -257,7 +261,8 @@ TEST_CASE("GPU-3 the Level Zero loader without a driver reports no driver") {
   eo.level_zero_context = &context;
   eo.level_zero_device = &device;
   CHECK_DLB_ERROR(dlbridge::ToDLPackVersioned(Make(buf, c, "level_zero"), eo),
-                  ErrorCode::kMissingDeviceId, "Level Zero: the loader libze_loader.so.1 found no driver");
+                  ErrorCode::kMissingDeviceId,
+                  "Level Zero: the loader libze_loader.so.1 found no driver");
 #endif
 }
 
@@ -310,10 +315,10 @@ TEST_CASE("GPU-5 import verification on and off (fake CUDA, HIP and Level Zero r
   };
   const auto on = DeviceVerification::kWhereAvailable;
   const auto off = DeviceVerification::kOff;
-  CHECK(import(0, {kDLCUDA, 1}, on) == 1);           // device memory of device 1
-  CHECK(import(256, {kDLCUDA, 3}, on) == 1);         // managed: any device may address it
+  CHECK(import(0, {kDLCUDA, 1}, on) == 1);    // device memory of device 1
+  CHECK(import(256, {kDLCUDA, 3}, on) == 1);  // managed: any device may address it
   CHECK(import(256, {kDLCUDAManaged, 0}, on) == 1);
-  CHECK(import(512, {kDLCUDAHost, 0}, on) == 1);     // host types are not asked about
+  CHECK(import(512, {kDLCUDAHost, 0}, on) == 1);  // host types are not asked about
   CHECK(import(1024, {kDLCPU, 0}, on) == 1);
 
   struct Bad {
@@ -323,12 +328,18 @@ TEST_CASE("GPU-5 import verification on and off (fake CUDA, HIP and Level Zero r
     const char* text;
   };
   const Bad bad[] = {
-      {0, {kDLCUDA, 0}, ErrorCode::kDeviceMismatch,
+      {0,
+       {kDLCUDA, 0},
+       ErrorCode::kDeviceMismatch,
        "device_id 0 (kDLCUDA) contradicts the CUDA runtime: pointer"},
       {0, {kDLCUDAManaged, 0}, ErrorCode::kDeviceMismatch, "is device memory, not managed memory"},
-      {512, {kDLCUDA, 0}, ErrorCode::kDeviceMismatch,
+      {512,
+       {kDLCUDA, 0},
+       ErrorCode::kDeviceMismatch,
        "is pinned host memory; the producer should say kDLCUDAHost"},
-      {1024, {kDLCUDA, 0}, ErrorCode::kUnknownPointer,
+      {1024,
+       {kDLCUDA, 0},
+       ErrorCode::kUnknownPointer,
        "is not memory the CUDA runtime knows (pageable host memory"},
   };
   for (const Bad& b : bad) {
@@ -567,10 +578,10 @@ TEST_CASE("GPU-9 runtime errors have their own codes and a backend switched off 
   CHECK_DLB_ERROR(dlbridge::QueryPointer(MemorySpace::kHost, nullptr),
                   ErrorCode::kInvalidMemorySpace, "has no runtime to ask");
   RuntimeReset reset;
-  const std::pair<GpuRuntime, bool> built[] = {{GpuRuntime::kCuda, DLBRIDGE_TEST_WITH_CUDA != 0},
-                                               {GpuRuntime::kHip, DLBRIDGE_TEST_WITH_HIP != 0},
-                                               {GpuRuntime::kLevelZero,
-                                                DLBRIDGE_TEST_WITH_LEVEL_ZERO != 0}};
+  const std::pair<GpuRuntime, bool> built[] = {
+      {GpuRuntime::kCuda, DLBRIDGE_TEST_WITH_CUDA != 0},
+      {GpuRuntime::kHip, DLBRIDGE_TEST_WITH_HIP != 0},
+      {GpuRuntime::kLevelZero, DLBRIDGE_TEST_WITH_LEVEL_ZERO != 0}};
   for (const auto& [runtime, on] : built) {
     if (on) continue;
     const dlbridge::RuntimeInfo info = dlbridge::GetRuntimeInfo(runtime);

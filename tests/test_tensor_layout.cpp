@@ -63,8 +63,8 @@ TEST_CASE("LAY-4 bad layouts are rejected naming the field") {
 
 TEST_CASE("LAY-5 a failed assignment leaves the layout as it was, empty tensors never overflow") {
   const int64_t big = std::numeric_limits<int64_t>::max() / 2;
-  TensorLayout l = TensorLayout::FromArrays({kDLFloat, 32, 1}, 2, std::vector<int64_t>{3, 4}.data(),
-                                            nullptr);
+  TensorLayout l =
+      TensorLayout::FromArrays({kDLFloat, 32, 1}, 2, std::vector<int64_t>{3, 4}.data(), nullptr);
   const int64_t huge[3] = {3, big, 4};
   CHECK_DLB_ERROR(l = TensorLayout::FromArrays({kDLFloat, 32, 1}, 3, huge, nullptr),
                   ErrorCode::kOverflow, "contiguous strides overflow");

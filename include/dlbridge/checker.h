@@ -24,16 +24,16 @@ DLBRIDGE_API const char* SeverityName(Severity severity) noexcept;
 
 /// One departure from the specification.
 struct Finding {
-  std::string rule;   ///< The rule's ID, e.g. "CONF-STRIDES-NULL" (spec/conformance.md).
-  Severity severity;  ///< How bad it is.
+  std::string rule;     ///< The rule's ID, e.g. "CONF-STRIDES-NULL" (spec/conformance.md).
+  Severity severity;    ///< How bad it is.
   std::string message;  ///< The field, the value found and what the header asks for.
 };
 
 /// One rule the checker knows, for reports that list passing rules too.
 struct CheckerRule {
-  const char* id;             ///< "CONF-..."
-  Severity severity;          ///< The severity it is reported with (see the rule's text).
-  const char* summary;        ///< What it checks, one line.
+  const char* id;       ///< "CONF-..."
+  Severity severity;    ///< The severity it is reported with (see the rule's text).
+  const char* summary;  ///< What it checks, one line.
 };
 
 /// Every rule CheckDLPack can report, in a fixed order. Static storage; never null.

@@ -13,21 +13,21 @@ namespace dlbridge {
 
 /// What importing a DLPack device type leads to.
 enum class DeviceImport : int {
-  kSpace = 0,           ///< Maps straight to DeviceTypeInfo::space.
-  kNeedsContext = 1,    ///< kDLOneAPI: level_zero, only with a Level Zero context.
-  kNeedsResolver = 2,   ///< kDLMetal: data is an id<MTLBuffer>; resolved to host memory.
-  kRejected = 3,        ///< No memory space can describe it.
+  kSpace = 0,          ///< Maps straight to DeviceTypeInfo::space.
+  kNeedsContext = 1,   ///< kDLOneAPI: level_zero, only with a Level Zero context.
+  kNeedsResolver = 2,  ///< kDLMetal: data is an id<MTLBuffer>; resolved to host memory.
+  kRejected = 3,       ///< No memory space can describe it.
 };
 
 /// One row of the device table.
 struct DeviceTypeInfo {
-  int32_t device_type;    ///< The DLDeviceType value.
-  const char* name;       ///< Its enumerator name, e.g. "kDLCUDAHost".
-  DeviceImport import;    ///< What FromDLPack does with it.
-  MemorySpace space;      ///< The space it imports as (kSpace, kNeedsContext, kNeedsResolver).
-  bool exported;          ///< Whether a descriptor of `space` may export with this type.
-  bool id_is_zero;        ///< CPU-like types whose device_id is always 0.
-  const char* reason;     ///< Why the row is what it is (used in error messages).
+  int32_t device_type;  ///< The DLDeviceType value.
+  const char* name;     ///< Its enumerator name, e.g. "kDLCUDAHost".
+  DeviceImport import;  ///< What FromDLPack does with it.
+  MemorySpace space;    ///< The space it imports as (kSpace, kNeedsContext, kNeedsResolver).
+  bool exported;        ///< Whether a descriptor of `space` may export with this type.
+  bool id_is_zero;      ///< CPU-like types whose device_id is always 0.
+  const char* reason;   ///< Why the row is what it is (used in error messages).
 };
 
 /// The row for a device type, or nullptr when this build does not know the value.

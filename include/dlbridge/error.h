@@ -10,29 +10,29 @@ namespace dlbridge {
 
 /// Why an operation failed. The C API returns these values negated.
 enum class ErrorCode : int {
-  kInvalidArgument = 1,     ///< A null or malformed argument (e.g. a null tensor pointer).
-  kInvalidMemorySpace = 2,  ///< A memory space name that is not host/cuda/hip/level_zero.
-  kInvalidDescriptor = 3,   ///< Negative size, or null pointer with bytes.
-  kUnsupportedVersion = 4,  ///< A DLPack major version other than 1.
-  kInvalidShape = 5,        ///< ndim out of range, null shape, negative extent.
-  kInvalidStrides = 6,      ///< Null strides where DLPack >= 1.2 forbids them.
-  kInvalidDtype = 7,        ///< Unknown dtype code, bits that do not match it, lanes 0.
-  kInvalidFlags = 8,        ///< Flag bits this build does not know, or a forbidden combination.
-  kUnsupportedDevice = 9,   ///< A device type dlbridge does not map (OpenCL, Vulkan, ...).
-  kDeviceMismatch = 10,     ///< A device that contradicts the memory space or the pointer.
-  kMissingDeviceId = 11,    ///< A GPU export without a device ordinal.
-  kMissingContext = 12,     ///< Level Zero without its context, Metal without a resolver.
-  kNullData = 13,           ///< Null data for a tensor with elements.
-  kOutOfBounds = 14,        ///< The layout reaches outside the described buffer.
-  kOverflow = 15,           ///< Extent, stride or offset arithmetic overflows int64.
-  kReadOnly = 16,           ///< Read-only memory where writable memory is required.
-  kOutOfMemory = 17,        ///< The export block could not be allocated.
-  kRuntimeUnavailable = 18, ///< A GPU runtime is needed but not installed or usable.
-  kDoubleRelease = 19,      ///< A dlbridge deleter called a second time (ledger builds).
-  kStubLibrary = 20,        ///< The CUDA toolkit's link stub was loaded instead of the driver.
-  kNoDevice = 21,           ///< The GPU runtime is installed but reports no device or driver.
+  kInvalidArgument = 1,         ///< A null or malformed argument (e.g. a null tensor pointer).
+  kInvalidMemorySpace = 2,      ///< A memory space name that is not host/cuda/hip/level_zero.
+  kInvalidDescriptor = 3,       ///< Negative size, or null pointer with bytes.
+  kUnsupportedVersion = 4,      ///< A DLPack major version other than 1.
+  kInvalidShape = 5,            ///< ndim out of range, null shape, negative extent.
+  kInvalidStrides = 6,          ///< Null strides where DLPack >= 1.2 forbids them.
+  kInvalidDtype = 7,            ///< Unknown dtype code, bits that do not match it, lanes 0.
+  kInvalidFlags = 8,            ///< Flag bits this build does not know, or a forbidden combination.
+  kUnsupportedDevice = 9,       ///< A device type dlbridge does not map (OpenCL, Vulkan, ...).
+  kDeviceMismatch = 10,         ///< A device that contradicts the memory space or the pointer.
+  kMissingDeviceId = 11,        ///< A GPU export without a device ordinal.
+  kMissingContext = 12,         ///< Level Zero without its context, Metal without a resolver.
+  kNullData = 13,               ///< Null data for a tensor with elements.
+  kOutOfBounds = 14,            ///< The layout reaches outside the described buffer.
+  kOverflow = 15,               ///< Extent, stride or offset arithmetic overflows int64.
+  kReadOnly = 16,               ///< Read-only memory where writable memory is required.
+  kOutOfMemory = 17,            ///< The export block could not be allocated.
+  kRuntimeUnavailable = 18,     ///< A GPU runtime is needed but not installed or usable.
+  kDoubleRelease = 19,          ///< A dlbridge deleter called a second time (ledger builds).
+  kStubLibrary = 20,            ///< The CUDA toolkit's link stub was loaded instead of the driver.
+  kNoDevice = 21,               ///< The GPU runtime is installed but reports no device or driver.
   kRuntimeNotInitialized = 22,  ///< The GPU runtime is installed but could not be initialised.
-  kUnknownPointer = 23,     ///< The runtime does not know the pointer (not from that runtime/context).
+  kUnknownPointer = 23,  ///< The runtime does not know the pointer (not from that runtime/context).
 };
 
 /// Short stable name of a code, e.g. "kOutOfBounds".

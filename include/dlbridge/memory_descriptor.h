@@ -68,8 +68,8 @@ class DLBRIDGE_API MemoryDescriptor {
 
   /// Holds memory owned outside C++ references: `release(context)` runs once when the
   /// hold is dropped (destruction, move-assignment over it, or a later SetOwner/SetRelease/
-  /// SetReleaseAddress with a different hold; re-setting the same pair keeps it). Drops any earlier hold
-  /// first; a null `release` clears the hold (and `context` is ignored).
+  /// SetReleaseAddress with a different hold; re-setting the same pair keeps it). Drops any earlier
+  /// hold first; a null `release` clears the hold (and `context` is ignored).
   void SetRelease(ReleaseFunction release, void* context);
   /// As SetRelease(), with both addresses as integers, for wrapped callers (Python, C).
   void SetReleaseAddress(int64_t release, int64_t context);

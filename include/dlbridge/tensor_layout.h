@@ -70,7 +70,7 @@ class DLBRIDGE_API TensorLayout {
   DLDataType dtype_;
   int32_t ndim_ = 0;
   uint64_t byteOffset_ = 0;
-  int64_t* dims_;                     // shape then strides: inline_ or a heap block
+  int64_t* dims_;  // shape then strides: inline_ or a heap block
   int64_t inline_[2 * kInlineDims];
 };
 

@@ -13,7 +13,6 @@
 // instead, because touching a finalised interpreter is undefined.
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-
 #include <dlpack/dlpack.h>
 
 #include <cstdint>
@@ -47,8 +46,8 @@ constexpr const char kUsedVersionedName[] = "used_dltensor_versioned";
 constexpr const char kExchangeApiName[] = "dlpack_exchange_api";
 
 // Interned strings and constant objects, created once at import.
-PyObject* g_str_dlpack = nullptr;          // "__dlpack__"
-PyObject* g_str_exchange_api = nullptr;    // "__dlpack_c_exchange_api__"
+PyObject* g_str_dlpack = nullptr;        // "__dlpack__"
+PyObject* g_str_exchange_api = nullptr;  // "__dlpack_c_exchange_api__"
 PyObject* g_str_stream = nullptr;
 PyObject* g_str_max_version = nullptr;
 PyObject* g_str_dl_device = nullptr;
@@ -73,10 +72,8 @@ PyObject* ExceptionFor(ErrorCode code) {
     case ErrorCode::kReadOnly:
     case ErrorCode::kRuntimeUnavailable:
       return PyExc_BufferError;  // the data cannot be exchanged as asked
-    case ErrorCode::kOutOfMemory:
-      return PyExc_MemoryError;
-    default:
-      return PyExc_ValueError;  // malformed values: layout, dtype, flags, descriptor, ...
+    case ErrorCode::kOutOfMemory: return PyExc_MemoryError;
+    default: return PyExc_ValueError;  // malformed values: layout, dtype, flags, descriptor, ...
   }
 }
 
@@ -112,11 +109,11 @@ void SetCurrentException() {
 }
 
 #define DLB_TRY try {
-#define DLB_CATCH(result)   \
-  }                         \
-  catch (...) {             \
-    SetCurrentException();  \
-    return result;          \
+#define DLB_CATCH(result)  \
+  }                        \
+  catch (...) {            \
+    SetCurrentException(); \
+    return result;         \
   }
 
 // ---------------------------------------------------------------------------------------
@@ -236,12 +233,12 @@ struct DtypeName {
 };
 
 constexpr DtypeName kDtypeNames[] = {
-    {"int8", {kDLInt, 8, 1}},         {"int16", {kDLInt, 16, 1}},
-    {"int32", {kDLInt, 32, 1}},       {"int64", {kDLInt, 64, 1}},
-    {"uint8", {kDLUInt, 8, 1}},       {"uint16", {kDLUInt, 16, 1}},
-    {"uint32", {kDLUInt, 32, 1}},     {"uint64", {kDLUInt, 64, 1}},
-    {"float16", {kDLFloat, 16, 1}},   {"float32", {kDLFloat, 32, 1}},
-    {"float64", {kDLFloat, 64, 1}},   {"bfloat16", {kDLBfloat, 16, 1}},
+    {"int8", {kDLInt, 8, 1}},           {"int16", {kDLInt, 16, 1}},
+    {"int32", {kDLInt, 32, 1}},         {"int64", {kDLInt, 64, 1}},
+    {"uint8", {kDLUInt, 8, 1}},         {"uint16", {kDLUInt, 16, 1}},
+    {"uint32", {kDLUInt, 32, 1}},       {"uint64", {kDLUInt, 64, 1}},
+    {"float16", {kDLFloat, 16, 1}},     {"float32", {kDLFloat, 32, 1}},
+    {"float64", {kDLFloat, 64, 1}},     {"bfloat16", {kDLBfloat, 16, 1}},
     {"complex64", {kDLComplex, 64, 1}}, {"complex128", {kDLComplex, 128, 1}},
     {"bool", {kDLBool, 8, 1}},
 };
@@ -273,8 +270,9 @@ bool ToDtype(PyObject* value, DLDataType* out) {
     }
     if (parts[0] < 0 || parts[0] > 255 || parts[1] < 0 || parts[1] > 255 || parts[2] < 0 ||
         parts[2] > 65535) {
-      PyErr_SetString(PyExc_ValueError,
-                      "dtype tuple out of range: code and bits must be in 0..255, lanes in 0..65535");
+      PyErr_SetString(
+          PyExc_ValueError,
+          "dtype tuple out of range: code and bits must be in 0..255, lanes in 0..65535");
       return false;
     }
     out->code = static_cast<uint8_t>(parts[0]);
@@ -292,10 +290,9 @@ bad:
 // dlbridge.MemoryDescriptor
 
 struct PyDescriptor {
-  PyObject_HEAD
-  dlbridge::MemoryDescriptor own;  // used when this object owns its descriptor
-  dlbridge::MemoryDescriptor* d;   // &own, or the descriptor inside `base`
-  PyObject* base;                  // the dlbridge.Tensor viewed, or null
+  PyObject_HEAD dlbridge::MemoryDescriptor own;  // used when this object owns its descriptor
+  dlbridge::MemoryDescriptor* d;                 // &own, or the descriptor inside `base`
+  PyObject* base;                                // the dlbridge.Tensor viewed, or null
 };
 
 // What ToDLPack*/ToDLPackVersioned produced for this tensor's description the last time it
@@ -311,8 +308,7 @@ struct ExportCheck {
 };
 
 struct PyTensor {
-  PyObject_HEAD
-  dlbridge::Tensor t;
+  PyObject_HEAD dlbridge::Tensor t;
   ExportCheck check;
 };
 
@@ -519,10 +515,11 @@ PyObject* DescRepr(PyObject* self) {
   const dlbridge::MemoryDescriptor* d = AsDescriptor(self)->d;
   const char* hold = d->GetOwner() ? "owner" : d->GetRelease() != nullptr ? "release" : "none";
   char pointer[32];
-  std::snprintf(pointer, sizeof pointer, "0x%llx", static_cast<unsigned long long>(d->GetPointer()));
-  return PyUnicode_FromFormat("<dlbridge.MemoryDescriptor pointer=%s size=%lld space='%s' role='%s' hold=%s>",
-                              pointer, static_cast<long long>(d->GetSizeInBytes()),
-                              d->GetMemorySpace(), d->GetRole(), hold);
+  std::snprintf(pointer, sizeof pointer, "0x%llx",
+                static_cast<unsigned long long>(d->GetPointer()));
+  return PyUnicode_FromFormat(
+      "<dlbridge.MemoryDescriptor pointer=%s size=%lld space='%s' role='%s' hold=%s>", pointer,
+      static_cast<long long>(d->GetSizeInBytes()), d->GetMemorySpace(), d->GetRole(), hold);
 }
 
 #define DLB_METH(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn))
@@ -566,10 +563,11 @@ PyType_Slot kDescriptorSlots[] = {
     {Py_tp_dealloc, reinterpret_cast<void*>(DescriptorDealloc)},
     {Py_tp_repr, reinterpret_cast<void*>(DescRepr)},
     {Py_tp_methods, kDescriptorMethods},
-    {Py_tp_doc, const_cast<char*>(
-                    "MemoryDescriptor(pointer=0, size_in_bytes=0, memory_space='host', role='data')\n"
-                    "One buffer described with primitive values, and what keeps it alive: a "
-                    "release (SetReleaseAddress) or a Python owner (SetOwner).")},
+    {Py_tp_doc,
+     const_cast<char*>(
+         "MemoryDescriptor(pointer=0, size_in_bytes=0, memory_space='host', role='data')\n"
+         "One buffer described with primitive values, and what keeps it alive: a "
+         "release (SetReleaseAddress) or a Python owner (SetOwner).")},
     {0, nullptr},
 };
 
@@ -595,8 +593,8 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject* byteOffset = nullptr;
   PyObject* device = Py_None;
   PyObject* flags = nullptr;
-  static const char* keywords[] = {"descriptor", "dtype", "shape", "strides", "byte_offset",
-                                   "device", "flags", nullptr};
+  static const char* keywords[] = {"descriptor",  "dtype",  "shape", "strides",
+                                   "byte_offset", "device", "flags", nullptr};
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO|OOOO:Tensor", const_cast<char**>(keywords),
                                    g_descriptor_type, &descriptor, &dtype, &shape, &strides,
                                    &byteOffset, &device, &flags)) {
@@ -666,8 +664,7 @@ bool ResolveDevice(const dlbridge::Tensor& t, DLDevice* out) {
     device.device_type = dlbridge::DefaultDeviceType(space);
     device.device_id = -1;
   } else if (!dlbridge::DeviceTypeMatchesSpace(device.device_type, space)) {
-    PyErr_Format(PyExc_BufferError,
-                 "Tensor.device type %d (%s) contradicts memory space '%s'",
+    PyErr_Format(PyExc_BufferError, "Tensor.device type %d (%s) contradicts memory space '%s'",
                  static_cast<int>(device.device_type), dlbridge::DeviceTypeName(device.device_type),
                  dlbridge::MemorySpaceName(space));
     return false;
@@ -884,7 +881,8 @@ dlbridge::Tensor CopyToHost(const dlbridge::Tensor& source) {
   if (__builtin_mul_overflow(count, itemSize, &bytes)) {
     throw dlbridge::Error(ErrorCode::kOverflow, "__dlpack__: the copy's size overflows int64");
   }
-  auto* buffer = static_cast<unsigned char*>(std::malloc(bytes > 0 ? static_cast<size_t>(bytes) : 1));
+  auto* buffer =
+      static_cast<unsigned char*>(std::malloc(bytes > 0 ? static_cast<size_t>(bytes) : 1));
   if (buffer == nullptr) throw std::bad_alloc();
   dlbridge::Tensor copy;
   copy.descriptor.SetRelease(&ReleaseMalloc, buffer);  // owns the buffer from here on
@@ -941,8 +939,8 @@ bool CheckStream(PyObject* stream, DLDevice device) {
   if (overflow < 0) s = -2;
   switch (device.device_type) {
     case kDLCPU:
-      PyErr_Format(PyExc_ValueError,
-                   "__dlpack__: stream must be None for kDLCPU data, not %lld", s);
+      PyErr_Format(PyExc_ValueError, "__dlpack__: stream must be None for kDLCPU data, not %lld",
+                   s);
       return false;
     case kDLCUDA:
     case kDLCUDAHost:
@@ -966,8 +964,7 @@ bool CheckStream(PyObject* stream, DLDevice device) {
         return false;
       }
       return true;
-    default:
-      return true;  // no stream convention defined; dlbridge has no work to order
+    default: return true;  // no stream convention defined; dlbridge has no work to order
   }
 }
 
@@ -976,8 +973,9 @@ PyObject* NewCapsule(DLManagedTensor* m);
 
 PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (nargs != 0) {
-    PyErr_SetString(PyExc_TypeError, "__dlpack__() takes only keyword arguments "
-                                     "(stream, max_version, dl_device, copy)");
+    PyErr_SetString(PyExc_TypeError,
+                    "__dlpack__() takes only keyword arguments "
+                    "(stream, max_version, dl_device, copy)");
     return nullptr;
   }
   PyObject* stream = Py_None;
@@ -1124,14 +1122,15 @@ void CapsuleDestructor(PyObject* capsule) {
 }
 
 PyObject* NewCapsule(DLManagedTensorVersioned* m) {
-  PyObject* capsule =
-      PyCapsule_New(m, kVersionedName, &CapsuleDestructor<DLManagedTensorVersioned, kVersionedName>);
+  PyObject* capsule = PyCapsule_New(m, kVersionedName,
+                                    &CapsuleDestructor<DLManagedTensorVersioned, kVersionedName>);
   if (capsule == nullptr) m->deleter(m);
   return capsule;
 }
 
 PyObject* NewCapsule(DLManagedTensor* m) {
-  PyObject* capsule = PyCapsule_New(m, kLegacyName, &CapsuleDestructor<DLManagedTensor, kLegacyName>);
+  PyObject* capsule =
+      PyCapsule_New(m, kLegacyName, &CapsuleDestructor<DLManagedTensor, kLegacyName>);
   if (capsule == nullptr) m->deleter(m);
   return capsule;
 }
@@ -1156,8 +1155,9 @@ PyObject* ImportCapsule(PyObject* capsule) {
   const char* name = PyCapsule_GetName(capsule);
   if (name == nullptr) {
     if (!PyErr_Occurred()) {
-      PyErr_SetString(PyExc_TypeError, "dlbridge.from_dlpack: the capsule has no name; expected "
-                                       "'dltensor' or 'dltensor_versioned'");
+      PyErr_SetString(PyExc_TypeError,
+                      "dlbridge.from_dlpack: the capsule has no name; expected "
+                      "'dltensor' or 'dltensor_versioned'");
     }
     return nullptr;
   }
@@ -1278,8 +1278,9 @@ PyObject* FromDlpack(PyObject*, PyObject* obj) {
     DLManagedTensorVersioned* m = nullptr;
     if (api->managed_tensor_from_py_object_no_sync(obj, &m) != 0 || m == nullptr) {
       if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_BufferError, "dlbridge.from_dlpack: the producer's "
-                                           "managed_tensor_from_py_object_no_sync failed");
+        PyErr_SetString(PyExc_BufferError,
+                        "dlbridge.from_dlpack: the producer's "
+                        "managed_tensor_from_py_object_no_sync failed");
       }
       return nullptr;
     }
@@ -1287,9 +1288,10 @@ PyObject* FromDlpack(PyObject*, PyObject* obj) {
   }
 #endif
   if (LookupOnType(type, g_str_dlpack) == nullptr) {
-    PyErr_Format(PyExc_TypeError,
-                 "dlbridge.from_dlpack: %.100s has no __dlpack__ method and is not a DLPack capsule",
-                 type->tp_name);
+    PyErr_Format(
+        PyExc_TypeError,
+        "dlbridge.from_dlpack: %.100s has no __dlpack__ method and is not a DLPack capsule",
+        type->tp_name);
     return nullptr;
   }
   PyObject* args[2] = {obj, g_max_version};
@@ -1310,8 +1312,9 @@ PyObject* FromDlpack(PyObject*, PyObject* obj) {
   if (PyCapsule_CheckExact(capsule)) {
     result = ImportCapsule(capsule);
   } else {
-    PyErr_Format(PyExc_TypeError, "dlbridge.from_dlpack: %.100s.__dlpack__ returned %.100s, not "
-                                  "a DLPack capsule",
+    PyErr_Format(PyExc_TypeError,
+                 "dlbridge.from_dlpack: %.100s.__dlpack__ returned %.100s, not "
+                 "a DLPack capsule",
                  type->tp_name, Py_TYPE(capsule)->tp_name);
   }
   Py_DECREF(capsule);
@@ -1332,11 +1335,13 @@ int ApiAllocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* erro
                  void (*setError)(void* errorContext, const char* kind, const char* message)) {
   try {
     if (prototype == nullptr || out == nullptr) {
-      setError(errorContext, "ValueError", "dlbridge allocator: prototype and out must not be NULL");
+      setError(errorContext, "ValueError",
+               "dlbridge allocator: prototype and out must not be NULL");
       return -1;
     }
     if (prototype->device.device_type != kDLCPU) {
-      setError(errorContext, "BufferError", "dlbridge allocator: only kDLCPU memory can be allocated");
+      setError(errorContext, "BufferError",
+               "dlbridge allocator: only kDLCPU memory can be allocated");
       return -1;
     }
     dlbridge::TensorLayout layout = dlbridge::TensorLayout::FromArrays(
@@ -1462,11 +1467,11 @@ PyType_Slot kTensorSlots[] = {
     {Py_tp_repr, reinterpret_cast<void*>(TensorRepr)},
     {Py_tp_methods, kTensorMethods},
     {Py_tp_getset, kTensorGetSet},
-    {Py_tp_doc, const_cast<char*>(
-                    "Tensor(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
-                    "flags=0)\nA described buffer and its layout. The descriptor's hold moves "
-                    "into the tensor (the descriptor keeps its description). Strides are in "
-                    "elements (None = C-contiguous); device (type, id) None = from the space.")},
+    {Py_tp_doc,
+     const_cast<char*>("Tensor(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
+                       "flags=0)\nA described buffer and its layout. The descriptor's hold moves "
+                       "into the tensor (the descriptor keeps its description). Strides are in "
+                       "elements (None = C-contiguous); device (type, id) None = from the space.")},
     {0, nullptr},
 };
 
@@ -1511,8 +1516,9 @@ PyObject* CheckCapsule(PyObject*, PyObject* capsule) {
   if (pointer == nullptr) return nullptr;
   std::vector<dlbridge::Finding> findings;
   DLB_TRY
-  findings = versioned ? dlbridge::CheckDLPack(static_cast<const DLManagedTensorVersioned*>(pointer))
-                       : dlbridge::CheckDLPack(static_cast<const DLManagedTensor*>(pointer));
+  findings = versioned
+                 ? dlbridge::CheckDLPack(static_cast<const DLManagedTensorVersioned*>(pointer))
+                 : dlbridge::CheckDLPack(static_cast<const DLManagedTensor*>(pointer));
   DLB_CATCH(nullptr)
   return FindingsList(findings);
 }
@@ -1606,7 +1612,8 @@ PyMODINIT_FUNC PyInit__dlbridge(void) {
 #endif
   Py_INCREF(g_descriptor_type);
   Py_INCREF(g_tensor_type);
-  if (PyModule_AddObject(module, "MemoryDescriptor", reinterpret_cast<PyObject*>(g_descriptor_type)) != 0 ||
+  if (PyModule_AddObject(module, "MemoryDescriptor",
+                         reinterpret_cast<PyObject*>(g_descriptor_type)) != 0 ||
       PyModule_AddObject(module, "Tensor", reinterpret_cast<PyObject*>(g_tensor_type)) != 0) {
     Py_DECREF(module);
     return nullptr;

@@ -48,7 +48,8 @@ void FillTensor(dlbfuzz::Input& in, DLTensor& t, std::unique_ptr<int64_t[]>& sha
   t.byte_offset = in.Bit() ? static_cast<uint64_t>(in.Int64()) : in.Byte();
 }
 
-void Unpoison(int32_t ndim, std::unique_ptr<int64_t[]>& shape, std::unique_ptr<int64_t[]>& strides) {
+void Unpoison(int32_t ndim, std::unique_ptr<int64_t[]>& shape,
+              std::unique_ptr<int64_t[]>& strides) {
   const int32_t n = std::clamp(ndim, 0, 64);
   DLB_FUZZ_UNPOISON(shape.get() + n, sizeof(int64_t));
   DLB_FUZZ_UNPOISON(strides.get() + n, sizeof(int64_t));

@@ -20,7 +20,7 @@ using dlbridge::PointerKind;
 
 struct Row {
   std::string name;
-  std::string kind;      // what QueryPointer said
+  std::string kind;  // what QueryPointer said
   int ordinal = -1;
   std::string exported;  // device type and id
   std::string imported;  // memory space and device after FromDLPack
@@ -52,14 +52,14 @@ void Fail(Row& row, const std::string& why) {
   row.why += why;
 }
 
-#define CUDA_OR_DIE(call)                                                                 \
-  do {                                                                                    \
-    cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess) {                                                              \
-      std::printf("gpu_check: FAIL: %s: %s (%s)\n", #call, cudaGetErrorName(e_),          \
-                  cudaGetErrorString(e_));                                                \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define CUDA_OR_DIE(call)                                                        \
+  do {                                                                           \
+    cudaError_t e_ = (call);                                                     \
+    if (e_ != cudaSuccess) {                                                     \
+      std::printf("gpu_check: FAIL: %s: %s (%s)\n", #call, cudaGetErrorName(e_), \
+                  cudaGetErrorString(e_));                                       \
+      std::exit(1);                                                              \
+    }                                                                            \
   } while (0)
 
 // A producer-side DLPack tensor over `data` whose deleter counts its calls.
@@ -110,7 +110,8 @@ void Check(const char* name, void* pointer, PointerKind expectKind, int expectOr
   Row row;
   row.name = name;
   try {
-    const dlbridge::PointerInfo info = dlbridge::QueryPointer(dlbridge::MemorySpace::kCuda, pointer);
+    const dlbridge::PointerInfo info =
+        dlbridge::QueryPointer(dlbridge::MemorySpace::kCuda, pointer);
     row.kind = KindName(info.kind);
     row.ordinal = info.device_ordinal;
     if (info.kind != expectKind) Fail(row, std::string("kind: expected ") + KindName(expectKind));
@@ -160,8 +161,10 @@ void Check(const char* name, void* pointer, PointerKind expectKind, int expectOr
       if (!ImportExpect(pointer, {kDLCUDAHost, 0}, on, 0, &what)) Fail(row, "kDLCUDAHost: " + what);
       row.checks = "as-kDLCUDA, as-kDLCUDAHost";
     } else if (expectKind == PointerKind::kManaged) {
-      if (!ImportExpect(pointer, {kDLCUDA, 0}, on, 0, &what)) Fail(row, "managed as kDLCUDA: " + what);
-      if (!ImportExpect(pointer, {kDLCUDAManaged, 0}, on, 0, &what)) Fail(row, "as managed: " + what);
+      if (!ImportExpect(pointer, {kDLCUDA, 0}, on, 0, &what))
+        Fail(row, "managed as kDLCUDA: " + what);
+      if (!ImportExpect(pointer, {kDLCUDAManaged, 0}, on, 0, &what))
+        Fail(row, "as managed: " + what);
       row.checks = "as-kDLCUDA, as-kDLCUDAManaged";
     } else if (expectKind == PointerKind::kUnknown) {
       if (!ImportExpect(pointer, {kDLCUDA, 0}, on, static_cast<int>(ErrorCode::kUnknownPointer),
@@ -202,9 +205,9 @@ void CheckData(int device) {
     row.exported = DeviceText(back.device);
     row.imported = back.descriptor.GetMemorySpace();
     std::vector<unsigned char> host(1024);
-    CUDA_OR_DIE(cudaMemcpy(host.data(), reinterpret_cast<void*>(static_cast<intptr_t>(
-                                            back.descriptor.GetPointer())),
-                           1024, cudaMemcpyDeviceToHost));
+    CUDA_OR_DIE(cudaMemcpy(
+        host.data(), reinterpret_cast<void*>(static_cast<intptr_t>(back.descriptor.GetPointer())),
+        1024, cudaMemcpyDeviceToHost));
     for (unsigned char b : host) {
       if (b != 0x5a) {
         Fail(row, "bytes differ");
@@ -233,13 +236,15 @@ int main() {
     return 2;
   }
   const dlbridge::RuntimeInfo info = dlbridge::GetRuntimeInfo(dlbridge::GpuRuntime::kCuda);
-  std::printf("gpu_check: %d CUDA device(s); dlbridge CUDA backend: status %d, library %s, "
-              "driver version %d%s%s\n",
-              count, static_cast<int>(info.status), info.library.c_str(), info.version,
-              info.message.empty() ? "" : "; ", info.message.c_str());
+  std::printf(
+      "gpu_check: %d CUDA device(s); dlbridge CUDA backend: status %d, library %s, "
+      "driver version %d%s%s\n",
+      count, static_cast<int>(info.status), info.library.c_str(), info.version,
+      info.message.empty() ? "" : "; ", info.message.c_str());
   if (info.status != dlbridge::RuntimeStatus::kReady) {
-    std::printf("gpu_check: FAIL: the CUDA backend is not ready although the CUDA runtime sees a "
-                "device\n");
+    std::printf(
+        "gpu_check: FAIL: the CUDA backend is not ready although the CUDA runtime sees a "
+        "device\n");
     return 1;
   }
   const int last = count - 1;
@@ -267,7 +272,8 @@ int main() {
   void* pool = nullptr;
   CUDA_OR_DIE(cudaMallocAsync(&pool, 1024, stream));
   CUDA_OR_DIE(cudaStreamSynchronize(stream));
-  Check("cudaMallocAsync (pool, NULL context)", pool, PointerKind::kDevice, 0, {kDLCUDA, 0}, "cuda");
+  Check("cudaMallocAsync (pool, NULL context)", pool, PointerKind::kDevice, 0, {kDLCUDA, 0},
+        "cuda");
 
   void* pageable = std::malloc(1024);
   Check("malloc (pageable, unknown to CUDA)", pageable, PointerKind::kUnknown, -1, {kDLCUDA, 0},
@@ -290,10 +296,11 @@ int main() {
   CheckData(0);
   if (last > 0) CheckData(last);
 
-  std::printf("\n| %-40s | %-17s | %-3s | %-26s | %-20s | %-30s | %-4s |\n", "allocation", "query kind",
-              "ord", "exported as", "imported as", "checks", "ok");
-  std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(42, '-').c_str(), std::string(19, '-').c_str(),
-              std::string(5, '-').c_str(), std::string(28, '-').c_str(), std::string(22, '-').c_str(),
+  std::printf("\n| %-40s | %-17s | %-3s | %-26s | %-20s | %-30s | %-4s |\n", "allocation",
+              "query kind", "ord", "exported as", "imported as", "checks", "ok");
+  std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(42, '-').c_str(),
+              std::string(19, '-').c_str(), std::string(5, '-').c_str(),
+              std::string(28, '-').c_str(), std::string(22, '-').c_str(),
               std::string(32, '-').c_str(), std::string(6, '-').c_str());
   int failures = 0;
   for (const Row& r : g_rows) {
