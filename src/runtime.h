@@ -31,7 +31,22 @@ class Backend {
   }
 };
 
-/// The real backend of each runtime (a "not built" one when configured off).
+/// A backend switched off at configure time: every answer says so, and what to do instead.
+class DisabledBackend : public Backend {
+ public:
+  DisabledBackend(const char* library, const char* message)
+      : info_{RuntimeStatus::kNotBuilt, library, 0, message} {}
+  const RuntimeInfo& Info() override { return info_; }
+  RuntimeStatus Query(const void*, void*, PointerInfo*, std::string* error) override {
+    *error = info_.message;
+    return RuntimeStatus::kNotBuilt;
+  }
+
+ private:
+  RuntimeInfo info_;
+};
+
+/// The real backend of each runtime (a DisabledBackend when configured off).
 Backend& CudaBackend();
 Backend& HipBackend();
 Backend& LevelZeroBackend();

@@ -196,20 +196,14 @@ class CudaBackendImpl final : public Backend {
 
 #else  // !DLBRIDGE_WITH_CUDA
 
-class CudaBackendImpl final : public Backend {
+class CudaBackendImpl final : public DisabledBackend {
  public:
-  const RuntimeInfo& Info() override {
-    static const RuntimeInfo info{RuntimeStatus::kNotBuilt, "libcuda.so.1", 0,
-                                  "CUDA: this build of dlbridge has the CUDA backend switched "
-                                  "off (DLBRIDGE_WITH_CUDA=OFF); rebuild with the CUDA toolkit's "
-                                  "headers, or give the device id (Tensor::device or "
-                                  "ExportOptions::device_id)"};
-    return info;
-  }
-  RuntimeStatus Query(const void*, void*, PointerInfo*, std::string* error) override {
-    *error = Info().message;
-    return RuntimeStatus::kNotBuilt;
-  }
+  CudaBackendImpl()
+      : DisabledBackend("libcuda.so.1",
+                        "CUDA: this build of dlbridge has the CUDA backend switched "
+                        "off (DLBRIDGE_WITH_CUDA=OFF); rebuild with the CUDA toolkit's "
+                        "headers, or give the device id (Tensor::device or "
+                        "ExportOptions::device_id)") {}
 };
 
 #endif

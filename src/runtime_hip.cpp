@@ -182,19 +182,13 @@ class HipBackendImpl final : public Backend {
 
 #else  // !DLBRIDGE_WITH_HIP
 
-class HipBackendImpl final : public Backend {
+class HipBackendImpl final : public DisabledBackend {
  public:
-  const RuntimeInfo& Info() override {
-    static const RuntimeInfo info{RuntimeStatus::kNotBuilt, "libamdhip64.so", 0,
-                                  "HIP: this build of dlbridge has the HIP backend switched off "
-                                  "(DLBRIDGE_WITH_HIP=OFF); rebuild with the HIP headers, or give "
-                                  "the device id (Tensor::device or ExportOptions::device_id)"};
-    return info;
-  }
-  RuntimeStatus Query(const void*, void*, PointerInfo*, std::string* error) override {
-    *error = Info().message;
-    return RuntimeStatus::kNotBuilt;
-  }
+  HipBackendImpl()
+      : DisabledBackend("libamdhip64.so",
+                        "HIP: this build of dlbridge has the HIP backend switched off "
+                        "(DLBRIDGE_WITH_HIP=OFF); rebuild with the HIP headers, or give "
+                        "the device id (Tensor::device or ExportOptions::device_id)") {}
 };
 
 #endif

@@ -191,20 +191,14 @@ class LevelZeroBackendImpl final : public Backend {
 
 #else  // !DLBRIDGE_WITH_LEVEL_ZERO
 
-class LevelZeroBackendImpl final : public Backend {
+class LevelZeroBackendImpl final : public DisabledBackend {
  public:
-  const RuntimeInfo& Info() override {
-    static const RuntimeInfo info{RuntimeStatus::kNotBuilt, "libze_loader.so.1", 0,
-                                  "Level Zero: this build of dlbridge has the Level Zero backend "
-                                  "switched off (DLBRIDGE_WITH_LEVEL_ZERO=OFF); rebuild with the "
-                                  "Level Zero headers, or give the device id (Tensor::device or "
-                                  "ExportOptions::device_id)"};
-    return info;
-  }
-  RuntimeStatus Query(const void*, void*, PointerInfo*, std::string* error) override {
-    *error = Info().message;
-    return RuntimeStatus::kNotBuilt;
-  }
+  LevelZeroBackendImpl()
+      : DisabledBackend("libze_loader.so.1",
+                        "Level Zero: this build of dlbridge has the Level Zero backend "
+                        "switched off (DLBRIDGE_WITH_LEVEL_ZERO=OFF); rebuild with the "
+                        "Level Zero headers, or give the device id (Tensor::device or "
+                        "ExportOptions::device_id)") {}
 };
 
 #endif
