@@ -32,38 +32,9 @@ import dlbridge
 # ---------------------------------------------------------------------------------------
 # ctypes mirrors of the DLPack 1.x structs (read only; the checker reads first).
 
-c_int64_p = ctypes.POINTER(ctypes.c_int64)
-
-
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
-                ("dtype", _DLDataType), ("shape", c_int64_p), ("strides", c_int64_p),
-                ("byte_offset", ctypes.c_uint64)]
-
-
-class _DLPackVersion(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
-
-
-class _DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", _DELETER), ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
-
+from .dlpack_ctypes import (DELETER as _DELETER, DLManagedTensor as _DLManagedTensor,
+                            DLManagedTensorVersioned as _DLManagedTensorVersioned,
+                            DLTensor as _DLTensor, c_int64_p)
 
 _api = ctypes.pythonapi
 _api.PyCapsule_New.restype = ctypes.py_object
