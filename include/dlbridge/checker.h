@@ -3,7 +3,7 @@
 // (CONF-*) with the test that proves the checker catches it.
 #pragma once
 
-#include <dlpack/dlpack.h>
+#include "dlbridge/dlpack_header.h"
 
 #include <string>
 #include <vector>

@@ -2,7 +2,7 @@
 // table in src/device_map.cpp; spec/device-map.md gives the reason for each row.
 #pragma once
 
-#include <dlpack/dlpack.h>
+#include "dlbridge/dlpack_header.h"
 
 #include <cstdint>
 

@@ -12,7 +12,7 @@
 #ifndef DLBRIDGE_DLBRIDGE_C_H_
 #define DLBRIDGE_DLBRIDGE_C_H_
 
-#include <dlpack/dlpack.h>
+#include "dlbridge/dlpack_header.h"
 #include <stdint.h>
 
 #include "dlbridge/export.h"

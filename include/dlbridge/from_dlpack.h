@@ -1,7 +1,7 @@
 // Import: any DLPack managed tensor becomes a Tensor whose release is the tensor's deleter.
 #pragma once
 
-#include <dlpack/dlpack.h>
+#include "dlbridge/dlpack_header.h"
 
 #include "dlbridge/export.h"
 #include "dlbridge/metal_resolver.h"

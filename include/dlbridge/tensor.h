@@ -1,7 +1,7 @@
 // Tensor: a described buffer plus how its elements are laid out in it.
 #pragma once
 
-#include <dlpack/dlpack.h>
+#include "dlbridge/dlpack_header.h"
 
 #include <cstdint>
 

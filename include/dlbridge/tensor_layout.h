@@ -1,7 +1,7 @@
 // TensorLayout: how elements sit in a descriptor's buffer (dtype, shape, strides, offset).
 #pragma once
 
-#include <dlpack/dlpack.h>
+#include "dlbridge/dlpack_header.h"
 
 #include <cstddef>
 #include <cstdint>

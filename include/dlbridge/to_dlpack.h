@@ -1,7 +1,7 @@
 // Export: a Tensor becomes a DLPack managed tensor that owns its hold.
 #pragma once
 
-#include <dlpack/dlpack.h>
+#include "dlbridge/dlpack_header.h"
 
 #include <cstdint>
 
