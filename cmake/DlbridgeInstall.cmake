@@ -1,23 +1,25 @@
-# Install rules: the library, headers, a CMake package (dlbridge::dlbridge) and pkg-config.
+# Install rules: the library, headers, the DLPack header (DLBRIDGE_INSTALL_DLPACK), a CMake
+# package (dlbridge::dlbridge), pkg-config and the licence. Nothing installed names an
+# absolute path: the prefix can be moved as a whole (spec/package.md PKG-1).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(DLBRIDGE_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/dlbridge")
-install(TARGETS dlbridge EXPORT dlbridgeTargets
+set_target_properties(dlbridge_dlpack PROPERTIES EXPORT_NAME dlpack)
+install(TARGETS dlbridge dlbridge_dlpack EXPORT dlbridgeTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY include/dlbridge DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(DLBRIDGE_INSTALL_DLPACK)
+  install(FILES "${DLBRIDGE_DLPACK_HEADER_DIR}/dlpack/dlpack.h"
+          DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/${DLBRIDGE_DLPACK_INSTALL_SUBDIR}/dlpack")
+endif()
 install(EXPORT dlbridgeTargets NAMESPACE dlbridge:: DESTINATION ${DLBRIDGE_CMAKE_DIR})
 export(EXPORT dlbridgeTargets NAMESPACE dlbridge:: FILE "${PROJECT_BINARY_DIR}/dlbridgeTargets.cmake")
+install(FILES LICENSE DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/dlbridge")
 
-# Consumers find the same DLPack header dlbridge was built against.
-if(DLBRIDGE_DLPACK_FROM_PACKAGE)
-  get_filename_component(DLBRIDGE_DLPACK_CONFIG_DIR "${dlpack_DIR}" ABSOLUTE)
-else()
-  set(DLBRIDGE_DLPACK_CONFIG_DIR "")
-endif()
 configure_package_config_file(cmake/dlbridgeConfig.cmake.in
   "${PROJECT_BINARY_DIR}/dlbridgeConfig.cmake" INSTALL_DESTINATION ${DLBRIDGE_CMAKE_DIR})
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/dlbridgeConfigVersion.cmake"
@@ -25,11 +27,20 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/dlbridgeConfigVersion.cm
 install(FILES "${PROJECT_BINARY_DIR}/dlbridgeConfig.cmake" "${PROJECT_BINARY_DIR}/dlbridgeConfigVersion.cmake"
   DESTINATION ${DLBRIDGE_CMAKE_DIR})
 
+# pkg-config: the installed DLPack header's directory, or nothing when the distribution's
+# header is expected on the compiler's default search path.
 if(BUILD_SHARED_LIBS)
   set(DLBRIDGE_PC_CFLAGS "")
 else()
-  set(DLBRIDGE_PC_CFLAGS "-DDLBRIDGE_STATIC_DEFINE")
+  set(DLBRIDGE_PC_CFLAGS " -DDLBRIDGE_STATIC_DEFINE")
 endif()
+if(DLBRIDGE_INSTALL_DLPACK)
+  set(DLBRIDGE_PC_CFLAGS " -I\${includedir}/${DLBRIDGE_DLPACK_INSTALL_SUBDIR}${DLBRIDGE_PC_CFLAGS}")
+endif()
+set(DLBRIDGE_PC_DL_LIBS "")
+foreach(_lib IN LISTS CMAKE_DL_LIBS)
+  string(APPEND DLBRIDGE_PC_DL_LIBS " -l${_lib}")
+endforeach()
 file(RELATIVE_PATH DLBRIDGE_PC_PREFIX_FROM_PCDIR "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig"
      "${CMAKE_INSTALL_PREFIX}")
 string(REGEX REPLACE "/$" "" DLBRIDGE_PC_PREFIX_FROM_PCDIR "${DLBRIDGE_PC_PREFIX_FROM_PCDIR}")
