@@ -43,8 +43,8 @@ string(REPLACE ";" "," _lines_text "${_out}")  # a ';' would split the CMake lis
 string(REGEX MATCHALL "[^\n]*error[^\n]*" _error_lines "${_lines_text}")
 set(_refusals 0)
 foreach(_line IN LISTS _error_lines)
-  if(_line MATCHES "^#error" OR _line MATCHES "^ *[0-9]+ \\|" OR _line MATCHES "^[0-9]+ errors? generated")
-    continue()  # the compiler echoing the source line, or clang's count
+  if(_line MATCHES "^#" OR _line MATCHES "^ *[0-9]+ \\|" OR _line MATCHES "^[0-9]+ errors? generated")
+    continue()  # the compiler echoing a source line (clang: as is, g++: numbered), or a count
   endif()
   if(NOT _line MATCHES "dlpack_header\\.h:[0-9]+:[0-9]+: (fatal )?error:")
     message(FATAL_ERROR "an error from outside dlpack_header.h: ${_line}")
