@@ -1,6 +1,7 @@
-// The DLPack conformance checker: reads a producer's managed tensor and reports every way it
-// departs from the DLPack header, without consuming it. spec/conformance.md gives each rule
-// (CONF-*) with the test that proves the checker catches it.
+/// @file
+/// The DLPack conformance checker: reads a producer's managed tensor and reports every way it
+/// departs from the DLPack header, without consuming it. spec/conformance.md gives each rule
+/// (CONF-*) with the test that proves the checker catches it.
 #pragma once
 
 #include "dlbridge/dlpack_header.h"

@@ -1,5 +1,6 @@
-// How memory spaces map to DLPack device types, both ways. Every answer comes from one
-// table in src/device_map.cpp; spec/device-map.md gives the reason for each row.
+/// @file
+/// How memory spaces map to DLPack device types, both ways. Every answer comes from one
+/// table in src/device_map.cpp; spec/device-map.md gives the reason for each row.
 #pragma once
 
 #include "dlbridge/dlpack_header.h"

@@ -1,5 +1,11 @@
-// dlbridge: zero-copy exchange of memory descriptors through DLPack. Umbrella header.
+/// @file
+/// dlbridge: zero-copy exchange of memory descriptors through DLPack. Umbrella header.
 #pragma once
+
+/// @namespace dlbridge
+/// Everything dlbridge's C++ API declares: descriptors (MemoryDescriptor), layouts
+/// (TensorLayout), export (ToDLPackVersioned, ToDLPack), import (FromDLPack), the conformance
+/// checker (CheckDLPack), the device table, GPU runtime queries and the ledger.
 
 #include "dlbridge/checker.h"
 #include "dlbridge/device_map.h"

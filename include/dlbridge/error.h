@@ -1,4 +1,5 @@
-// The one error type dlbridge throws for bad input, with a machine-readable code.
+/// @file
+/// The one error type dlbridge throws for bad input, with a machine-readable code.
 #pragma once
 
 #include <exception>
@@ -41,8 +42,11 @@ DLBRIDGE_API const char* ErrorCodeName(ErrorCode code) noexcept;
 /// Bad input. The message names the field, the value given, and what would be accepted.
 class DLBRIDGE_API Error : public std::exception {
  public:
+  /// An error with its code and its message (what() returns the message).
   Error(ErrorCode code, std::string message);
+  /// Why the operation failed.
   ErrorCode code() const noexcept { return code_; }
+  /// The message: the field, the value given and what would be accepted.
   const char* what() const noexcept override { return message_.c_str(); }
 
  private:

@@ -1,5 +1,11 @@
-// Symbol visibility: the shared library exports only what carries DLBRIDGE_API.
+/// @file
+/// Symbol visibility: the shared library exports only what carries DLBRIDGE_API.
 #pragma once
+
+/// @def DLBRIDGE_API
+/// Marks a declaration the library exports: default visibility (ELF, Mach-O); on Windows
+/// dllexport while building dlbridge and dllimport for its users; empty when
+/// DLBRIDGE_STATIC_DEFINE is defined (a static build: CMake defines it for its consumers).
 
 #if defined(DLBRIDGE_STATIC_DEFINE)
 #define DLBRIDGE_API

@@ -1,4 +1,5 @@
-// Import: any DLPack managed tensor becomes a Tensor whose release is the tensor's deleter.
+/// @file
+/// Import: any DLPack managed tensor becomes a Tensor whose release is the tensor's deleter.
 #pragma once
 
 #include "dlbridge/dlpack_header.h"
@@ -10,6 +11,7 @@
 
 namespace dlbridge {
 
+/// How FromDLPack imports: what it requires of the tensor, and the contexts it may need.
 struct ImportOptions {
   /// Reject read-only input (Error(kReadOnly)).
   bool require_writable = false;

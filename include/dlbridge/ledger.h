@@ -1,5 +1,6 @@
-// The ledger: a build option (DLBRIDGE_LEDGER) that counts live holds and catches a second
-// call of a dlbridge export's deleter. spec/reliability.md (LED-*) gives the rules.
+/// @file
+/// The ledger: a build option (DLBRIDGE_LEDGER) that counts live holds and catches a second
+/// call of a dlbridge export's deleter. spec/reliability.md (LED-*) gives the rules.
 #pragma once
 
 #include <cstdint>

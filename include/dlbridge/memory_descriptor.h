@@ -1,5 +1,6 @@
-// MemoryDescriptor: one contiguous buffer on the host or a GPU, described with primitive
-// values only, and who keeps it alive.
+/// @file
+/// MemoryDescriptor: one contiguous buffer on the host or a GPU, described with primitive
+/// values only, and who keeps it alive.
 #pragma once
 
 #include <cstdint>
@@ -29,9 +30,14 @@ using ReleaseFunction = void (*)(void* context);
 /// release callback may therefore run on whichever thread destroys the descriptor.
 class DLBRIDGE_API MemoryDescriptor {
  public:
+  /// Describes nothing: "host", role "data", pointer 0, size 0, no hold.
   MemoryDescriptor() noexcept = default;
+  /// Drops the hold: a release runs here, once; an owner reference is dropped.
   ~MemoryDescriptor();
+  /// Takes `other`'s description and hold; `other` holds nothing afterwards.
   MemoryDescriptor(MemoryDescriptor&& other) noexcept;
+  /// Drops this descriptor's hold first, then takes `other`'s description and hold; `other`
+  /// holds nothing afterwards.
   MemoryDescriptor& operator=(MemoryDescriptor&& other) noexcept;  // drops this hold first
   MemoryDescriptor(const MemoryDescriptor&) = delete;
   MemoryDescriptor& operator=(const MemoryDescriptor&) = delete;
@@ -43,21 +49,28 @@ class DLBRIDGE_API MemoryDescriptor {
 
   /// The buffer's address as a 64-bit integer. A null pointer needs size 0.
   void SetPointer(int64_t pointer);
+  /// The buffer's address as a 64-bit integer (0: none).
   int64_t GetPointer() const noexcept { return pointer_; }
 
   /// Size of the buffer in bytes; never negative.
   void SetSizeInBytes(int64_t sizeInBytes);
+  /// Size of the buffer in bytes.
   int64_t GetSizeInBytes() const noexcept { return size_; }
 
   /// "host", "cuda", "hip" or "level_zero" (default "host"). Anything else throws
   /// Error(kInvalidMemorySpace) naming the accepted values; "metal" says why it is absent.
   void SetMemorySpace(const char* memorySpace);
+  /// The same from the enum; cannot fail.
   void SetMemorySpace(MemorySpace space) noexcept { space_ = space; }
+  /// The space's name: "host", "cuda", "hip" or "level_zero" (static storage).
   const char* GetMemorySpace() const noexcept;
+  /// The space as an enum.
   MemorySpace GetMemorySpaceKind() const noexcept { return space_; }
 
   /// The buffer's role within an array ("data" by default). Free text, not null.
   void SetRole(const char* role);
+  /// The role. The string belongs to the descriptor: valid until the role is set again, or
+  /// the descriptor is moved from or destroyed.
   const char* GetRole() const noexcept { return role_.c_str(); }
 
   /// Holds `owner` alive for as long as this descriptor holds it. Drops any earlier hold
@@ -86,9 +99,11 @@ class DLBRIDGE_API MemoryDescriptor {
 
   /// The release callback and its context, or nullptr when the hold is not a release.
   ReleaseFunction GetRelease() const noexcept { return release_; }
+  /// The release's context, or nullptr when the hold is not a release.
   void* GetReleaseContext() const noexcept { return context_; }
   /// The same as integers, for wrapped callers; 0 when the hold is not a release.
   int64_t GetReleaseAddress() const noexcept;
+  /// GetReleaseContext() as an integer, for wrapped callers; 0 when the hold is not a release.
   int64_t GetReleaseContextAddress() const noexcept;
 
  private:

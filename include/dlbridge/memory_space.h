@@ -1,5 +1,6 @@
-// The kinds of memory a descriptor can name. Names and DLPack device types for each
-// live in one table (src/device_map.cpp); see dlbridge/device_map.h.
+/// @file
+/// The kinds of memory a descriptor can name. Names and DLPack device types for each
+/// live in one table (src/device_map.cpp); see dlbridge/device_map.h.
 #pragma once
 
 #include "dlbridge/export.h"

@@ -1,5 +1,6 @@
-// Metal buffers: DLPack's kDLMetal puts an id<MTLBuffer> handle in `data`, not an address.
-// A resolver turns the handle into host memory where the storage mode allows it.
+/// @file
+/// Metal buffers: DLPack's kDLMetal puts an id<MTLBuffer> handle in `data`, not an address.
+/// A resolver turns the handle into host memory where the storage mode allows it.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 
 namespace dlbridge {
 
+/// A Metal buffer's storage mode (MTLStorageMode), as a MetalResolver reports it.
 enum class MetalStorageMode : int {
   kShared = 0,      ///< Unified memory: `contents` is a host pointer. Imports as "host".
   kManaged = 1,     ///< macOS managed: needs didModifyRange: syncs. Rejected.
@@ -17,6 +19,7 @@ enum class MetalStorageMode : int {
 
 /// What a resolver reports about one MTLBuffer.
 struct MetalBufferInfo {
+  /// The buffer's storage mode; only kShared imports (as "host").
   MetalStorageMode storage = MetalStorageMode::kPrivate;
   void* contents = nullptr;  ///< [buffer contents] for shared storage, else null.
   uint64_t length = 0;       ///< [buffer length] in bytes.
@@ -25,14 +28,17 @@ struct MetalBufferInfo {
 /// Implemented by the caller (Objective-C++ on Apple, a model in tests).
 class DLBRIDGE_API MetalResolver {
  public:
+  /// Virtual: a resolver may be destroyed through this base.
   virtual ~MetalResolver();
   /// Fills `info` for `buffer` (an id<MTLBuffer> as a pointer); false if it is not a buffer.
   virtual bool Resolve(void* buffer, MetalBufferInfo& info) const = 0;
 };
 
 /// Registers a process-wide resolver used when ImportOptions names none; nullptr clears.
-/// The resolver must outlive its registration. None is registered by default.
+/// The resolver must outlive its registration. None is registered by default, except on
+/// Apple builds with DLBRIDGE_WITH_METAL (the default there): src/metal_apple.mm's resolver.
 DLBRIDGE_API void SetMetalResolver(const MetalResolver* resolver) noexcept;
+/// The process-wide resolver (the last registered, or the default), or nullptr when none.
 DLBRIDGE_API const MetalResolver* GetMetalResolver() noexcept;
 
 }  // namespace dlbridge

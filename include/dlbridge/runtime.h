@@ -1,6 +1,7 @@
-// GPU runtimes: what dlbridge asks CUDA, HIP and Level Zero about a pointer.
-// Each runtime is loaded with dlopen on first use (no link-time dependency); a machine with
-// none of them handles host memory as before. See spec/device-map.md (GPU-*).
+/// @file
+/// GPU runtimes: what dlbridge asks CUDA, HIP and Level Zero about a pointer.
+/// Each runtime is loaded with dlopen on first use (no link-time dependency); a machine with
+/// none of them handles host memory as before. See spec/device-map.md (GPU-*).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@ namespace dlbridge {
 /// The runtimes dlbridge can ask about pointers.
 enum class GpuRuntime : int {
   kCuda = 0,       ///< The CUDA driver, libcuda.so.1 (entry points through cuGetProcAddress).
-  kHip = 1,        ///< The HIP runtime, libamdhip64.so.<major> (7, 6, then 5).
+  kHip = 1,        ///< The HIP runtime, `libamdhip64.so.<major>` (7, 6, then 5).
   kLevelZero = 2,  ///< The oneAPI Level Zero loader, libze_loader.so.1.
 };
 
@@ -31,6 +32,7 @@ enum class RuntimeStatus : int {
 
 /// What GetRuntimeInfo reports.
 struct RuntimeInfo {
+  /// kReady, or why the runtime cannot answer pointer queries.
   RuntimeStatus status = RuntimeStatus::kNotBuilt;
   std::string library;  ///< The library loaded or tried (a file name or path).
   int version = 0;      ///< Driver / runtime version as the runtime reports it; 0 unknown.
@@ -46,7 +48,9 @@ enum class PointerKind : int {
   kManaged = 4,           ///< Managed / unified memory (Level Zero: shared USM).
 };
 
+/// What a runtime says about one pointer (QueryPointer, testing::FakeRuntime::Query).
 struct PointerInfo {
+  /// What the memory is.
   PointerKind kind = PointerKind::kUnknown;
   /// The device the memory belongs to: the CUDA / HIP ordinal, or for Level Zero the index
   /// of its root device (see spec/device-map.md GPU-7); -1 when the runtime names none.
@@ -82,6 +86,8 @@ DLBRIDGE_API PointerInfo QueryPointer(MemorySpace space, const void* pointer,
 /// none (once per process, typically at start-up); nullptr, nullptr clears them. The handles
 /// must stay valid while registered.
 DLBRIDGE_API void SetLevelZeroContext(void* context, void* device) noexcept;
+/// Reads the registered Level Zero context and device (null when none is registered) into
+/// `*context` and `*device`; a null output is skipped.
 DLBRIDGE_API void GetLevelZeroContext(void** context, void** device) noexcept;
 
 /// Hooks for dlbridge's own tests; not for production use.
@@ -101,9 +107,12 @@ DLBRIDGE_API PointerKind HipPointerKind(int runtime_major, int memory_type, bool
 /// A model of a runtime for tests: answers pointer queries without a GPU.
 class DLBRIDGE_API FakeRuntime {
  public:
+  /// Virtual: a fake may be destroyed through this base.
   virtual ~FakeRuntime();
+  /// Answers a pointer query as the runtime would. `level_zero_context` is the Level Zero
+  /// context the query runs with (the caller's, else the registered one; may be null).
   virtual PointerInfo Query(const void* pointer, void* level_zero_context) const = 0;
-  /// Level Zero: the root-device index of a ze_device_handle_t; -1 = unknown.
+  /// Level Zero: the root-device index of a ze_device_handle_t; -1 = unknown (the default).
   virtual int32_t LevelZeroDeviceIndex(void* device) const;
 };
 

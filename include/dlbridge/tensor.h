@@ -1,4 +1,5 @@
-// Tensor: a described buffer plus how its elements are laid out in it.
+/// @file
+/// Tensor: a described buffer plus how its elements are laid out in it.
 #pragma once
 
 #include "dlbridge/dlpack_header.h"

@@ -1,4 +1,5 @@
-// TensorLayout: how elements sit in a descriptor's buffer (dtype, shape, strides, offset).
+/// @file
+/// TensorLayout: how elements sit in a descriptor's buffer (dtype, shape, strides, offset).
 #pragma once
 
 #include "dlbridge/dlpack_header.h"
@@ -16,10 +17,15 @@ struct LayoutAccess;  // lets import fill a layout it has already validated, in 
 
 /// A read-only view of ndim int64 values (shape or strides).
 struct IndexSpan {
+  /// The first value.
   const int64_t* data = nullptr;
+  /// How many values there are (ndim).
   size_t size = 0;
+  /// The first value, for range-for.
   const int64_t* begin() const noexcept { return data; }
+  /// One past the last value.
   const int64_t* end() const noexcept { return data + size; }
+  /// The value at index `i`, which must be below `size` (not checked).
   int64_t operator[](size_t i) const noexcept { return data[i]; }
 };
 
@@ -28,30 +34,47 @@ struct IndexSpan {
 /// ordinary tensors (and every import of ndim <= 8) need no heap allocation.
 class DLBRIDGE_API TensorLayout {
  public:
+  /// Layouts of up to this many dimensions are stored inline (no heap allocation).
   static constexpr int32_t kInlineDims = 8;
   static constexpr int32_t kMaxDims = 64;  ///< The most dimensions dlbridge accepts.
 
   /// A 0-d layout of one float32 element.
   TensorLayout() noexcept;
-  /// Empty `strides` means C-contiguous. Throws Error when ndim > kMaxDims, an extent is
-  /// negative, strides and shape differ in length, or contiguous strides overflow.
+  /// A layout of `shape`, with `strides` in elements and element zero `byteOffset` bytes from
+  /// the descriptor's pointer. Empty `strides` means C-contiguous. Throws Error when ndim >
+  /// kMaxDims, an extent is negative, strides and shape differ in length, or contiguous
+  /// strides overflow.
   TensorLayout(DLDataType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {},
                uint64_t byteOffset = 0);
   /// The same from plain arrays; `strides` null means C-contiguous.
   static TensorLayout FromArrays(DLDataType dtype, int32_t ndim, const int64_t* shape,
                                  const int64_t* strides, uint64_t byteOffset = 0);
 
+  /// Frees the heap block of a layout with more than kInlineDims dimensions.
   ~TensorLayout();
+  /// Copies `other`. Past kInlineDims dimensions this allocates, and throws
+  /// Error(kOutOfMemory) when it cannot (assignment then leaves this layout unchanged).
   TensorLayout(const TensorLayout& other);
+  /// Copies `other`; see the copy constructor.
   TensorLayout& operator=(const TensorLayout& other);
+  /// Takes `other`'s dimensions without allocating; `other` is left with ndim 0.
   TensorLayout(TensorLayout&& other) noexcept;
+  /// Takes `other`'s layout without allocating; `other` is left with ndim 0.
   TensorLayout& operator=(TensorLayout&& other) noexcept;
 
+  /// The element type.
   DLDataType Dtype() const noexcept { return dtype_; }
+  /// The number of dimensions, 0..kMaxDims.
   int32_t Ndim() const noexcept { return ndim_; }
+  /// The extents, Ndim() values. The span points into this layout: valid while it lives
+  /// unchanged.
   IndexSpan Shape() const noexcept { return {dims_, static_cast<size_t>(ndim_)}; }
+  /// The strides in elements, Ndim() values; always filled (the C-contiguous ones when the
+  /// layout was made without strides). Valid as long as Shape().
   IndexSpan Strides() const noexcept { return {dims_ + ndim_, static_cast<size_t>(ndim_)}; }
+  /// Bytes from the descriptor's pointer to element zero.
   uint64_t ByteOffset() const noexcept { return byteOffset_; }
+  /// Sets ByteOffset(); not validated here.
   void SetByteOffset(uint64_t byteOffset) noexcept { byteOffset_ = byteOffset; }
 
   /// Product of the extents (1 for 0-d). Throws Error(kOverflow) past int64.
@@ -59,7 +82,9 @@ class DLBRIDGE_API TensorLayout {
   /// Whether the strides are the C-contiguous ones for this shape (extent-1 dims ignored).
   bool IsContiguous() const noexcept;
 
+  /// Whether dtype (code, bits and lanes), shape, strides and byte offset are all equal.
   bool operator==(const TensorLayout& other) const noexcept;
+  /// The negation of operator==.
   bool operator!=(const TensorLayout& other) const noexcept { return !(*this == other); }
 
  private:

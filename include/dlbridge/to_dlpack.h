@@ -1,4 +1,5 @@
-// Export: a Tensor becomes a DLPack managed tensor that owns its hold.
+/// @file
+/// Export: a Tensor becomes a DLPack managed tensor that owns its hold.
 #pragma once
 
 #include "dlbridge/dlpack_header.h"
@@ -11,6 +12,7 @@
 
 namespace dlbridge {
 
+/// How ToDLPackVersioned and ToDLPack export; the defaults suit host memory.
 struct ExportOptions {
   /// Set DLPACK_FLAG_BITMASK_READ_ONLY (also set when tensor.flags has it).
   bool read_only = false;
@@ -21,6 +23,7 @@ struct ExportOptions {
   /// Both are required for "level_zero" (here or once per process with SetLevelZeroContext):
   /// its pointers mean nothing without the context.
   void* level_zero_context = nullptr;
+  /// Level Zero: the ze_device_handle_t; see level_zero_context.
   void* level_zero_device = nullptr;
   /// Whether a given device id is checked against the pointer's runtime (GPU-5). kOff with a
   /// given id runs no pointer query at all.
