@@ -1,7 +1,9 @@
-// Error and its code names.
+// Error, its code names, and the one error funnel (detail::Fail).
 #include "dlbridge/error.h"
 
 #include <utility>
+
+#include "error_internal.h"
 
 namespace dlbridge {
 
@@ -35,5 +37,11 @@ const char* ErrorCodeName(ErrorCode code) noexcept {
   }
   return "unknown";
 }
+
+namespace detail {
+
+void Fail(ErrorCode code, const std::string& message) { throw Error(code, message); }
+
+}  // namespace detail
 
 }  // namespace dlbridge

@@ -8,11 +8,10 @@
 
 #include "dlbridge/error.h"
 #include "dlbridge/tensor_layout.h"
+#include "error_internal.h"
 
 namespace dlbridge {
 namespace detail {
-
-[[noreturn]] void Fail(ErrorCode code, const std::string& message);
 
 inline bool MulOverflows(int64_t a, int64_t b, int64_t* out) {
   return __builtin_mul_overflow(a, b, out);

@@ -7,12 +7,11 @@
 #include <string>
 
 #include "dlbridge/error.h"
+#include "error_internal.h"
 #include "layout_internal.h"
 
 namespace dlbridge {
 namespace detail {
-
-void Fail(ErrorCode code, const std::string& message) { throw Error(code, message); }
 
 uint64_t KnownFlags() noexcept {
   uint64_t known = DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED;
