@@ -526,34 +526,44 @@ PyObject* DescRepr(PyObject* self) {
 
 PyMethodDef kDescriptorMethods[] = {
     {"Set", DLB_METH(DescSet), METH_VARARGS | METH_KEYWORDS,
-     "Set(pointer, size_in_bytes, memory_space, role='data'): the whole description at once; "
-     "the hold is untouched."},
-    {"SetPointer", DLB_METH(DescSetPointer), METH_O, "SetPointer(int)"},
-    {"GetPointer", DLB_METH(DescGetPointer), METH_NOARGS, "GetPointer() -> int"},
-    {"SetSizeInBytes", DLB_METH(DescSetSize), METH_O, "SetSizeInBytes(int)"},
-    {"GetSizeInBytes", DLB_METH(DescGetSize), METH_NOARGS, "GetSizeInBytes() -> int"},
+     "Set($self, /, pointer, size_in_bytes, memory_space, role='data')\n--\n\n"
+     "The whole description at once; the hold is untouched."},
+    {"SetPointer", DLB_METH(DescSetPointer), METH_O,
+     "SetPointer($self, pointer, /)\n--\n\nThe buffer's address (an int)."},
+    {"GetPointer", DLB_METH(DescGetPointer), METH_NOARGS,
+     "GetPointer($self, /)\n--\n\n-> int: the buffer's address."},
+    {"SetSizeInBytes", DLB_METH(DescSetSize), METH_O,
+     "SetSizeInBytes($self, size_in_bytes, /)\n--\n\nThe buffer's size (an int >= 0)."},
+    {"GetSizeInBytes", DLB_METH(DescGetSize), METH_NOARGS,
+     "GetSizeInBytes($self, /)\n--\n\n-> int: the buffer's size."},
     {"SetMemorySpace", DLB_METH(DescSetSpace), METH_O,
-     "SetMemorySpace('host' | 'cuda' | 'hip' | 'level_zero')"},
-    {"GetMemorySpace", DLB_METH(DescGetSpace), METH_NOARGS, "GetMemorySpace() -> str"},
-    {"SetRole", DLB_METH(DescSetRole), METH_O, "SetRole(str)"},
-    {"GetRole", DLB_METH(DescGetRole), METH_NOARGS, "GetRole() -> str"},
+     "SetMemorySpace($self, memory_space, /)\n--\n\n"
+     "memory_space: 'host' | 'cuda' | 'hip' | 'level_zero'"},
+    {"GetMemorySpace", DLB_METH(DescGetSpace), METH_NOARGS,
+     "GetMemorySpace($self, /)\n--\n\n-> str"},
+    {"SetRole", DLB_METH(DescSetRole), METH_O, "SetRole($self, role, /)\n--\n\nrole: str"},
+    {"GetRole", DLB_METH(DescGetRole), METH_NOARGS, "GetRole($self, /)\n--\n\n-> str"},
     {"SetReleaseAddress", DLB_METH(DescSetReleaseAddress), METH_FASTCALL,
-     "SetReleaseAddress(release, context): hold the memory with the C function at address "
+     "SetReleaseAddress($self, release, context, /)\n--\n\n"
+     "Hold the memory with the C function at address "
      "`release` (void (*)(void*)), called once with `context` when the hold is dropped, on "
      "any thread. 0 clears the hold."},
     {"GetReleaseAddress", DLB_METH(DescGetReleaseAddress), METH_NOARGS,
-     "GetReleaseAddress() -> int (0 unless the hold is a release)"},
+     "GetReleaseAddress($self, /)\n--\n\n-> int (0 unless the hold is a release)"},
     {"GetReleaseContextAddress", DLB_METH(DescGetReleaseContextAddress), METH_NOARGS,
-     "GetReleaseContextAddress() -> int"},
+     "GetReleaseContextAddress($self, /)\n--\n\n-> int"},
     {"SetOwner", DLB_METH(DescSetOwner), METH_O,
-     "SetOwner(obj): hold the memory by keeping a strong reference to the Python object `obj` "
+     "SetOwner($self, obj, /)\n--\n\n"
+     "Hold the memory by keeping a strong reference to the Python object `obj` "
      "(None clears the hold). The reference is dropped with the GIL taken, on whichever thread "
      "drops the hold; after interpreter finalisation it is leaked instead."},
     {"GetOwner", DLB_METH(DescGetOwner), METH_NOARGS,
-     "GetOwner() -> the object given to SetOwner, or None"},
-    {"HasOwnership", DLB_METH(DescHasOwnership), METH_NOARGS, "HasOwnership() -> bool"},
+     "GetOwner($self, /)\n--\n\n-> the object given to SetOwner, or None"},
+    {"HasOwnership", DLB_METH(DescHasOwnership), METH_NOARGS,
+     "HasOwnership($self, /)\n--\n\n-> bool"},
     {"TakeRelease", DLB_METH(DescTakeRelease), METH_NOARGS,
-     "TakeRelease() -> (release, context): hands the release duty to the caller, who must call "
+     "TakeRelease($self, /)\n--\n\n"
+     "-> (release, context): hands the release duty to the caller, who must call "
      "release(context) exactly once; (0, 0) when nothing is held."},
     {nullptr, nullptr, 0, nullptr},
 };
@@ -565,7 +575,7 @@ PyType_Slot kDescriptorSlots[] = {
     {Py_tp_methods, kDescriptorMethods},
     {Py_tp_doc,
      const_cast<char*>(
-         "MemoryDescriptor(pointer=0, size_in_bytes=0, memory_space='host', role='data')\n"
+         "MemoryDescriptor(pointer=0, size_in_bytes=0, memory_space='host', role='data')\n--\n\n"
          "One buffer described with primitive values, and what keeps it alive: a "
          "release (SetReleaseAddress) or a Python owner (SetOwner).")},
     {0, nullptr},
@@ -1432,11 +1442,12 @@ DLPackExchangeAPI g_exchange_api = {
 
 PyMethodDef kTensorMethods[] = {
     {"__dlpack__", DLB_METH(TensorDlpack), METH_FASTCALL | METH_KEYWORDS,
-     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) -> PyCapsule\n"
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+     "-> PyCapsule. "
      "A 'dltensor_versioned' capsule when max_version[0] >= 1, else a legacy 'dltensor' "
      "(refused for read-only data). Zero-copy unless copy=True or dl_device needs a copy."},
     {"__dlpack_device__", DLB_METH(TensorDlpackDevice), METH_NOARGS,
-     "__dlpack_device__() -> (device_type, device_id)"},
+     "__dlpack_device__($self, /)\n--\n\n-> (device_type, device_id)"},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -1468,10 +1479,11 @@ PyType_Slot kTensorSlots[] = {
     {Py_tp_methods, kTensorMethods},
     {Py_tp_getset, kTensorGetSet},
     {Py_tp_doc,
-     const_cast<char*>("Tensor(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
-                       "flags=0)\nA described buffer and its layout. The descriptor's hold moves "
-                       "into the tensor (the descriptor keeps its description). Strides are in "
-                       "elements (None = C-contiguous); device (type, id) None = from the space.")},
+     const_cast<char*>(
+         "Tensor(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
+         "flags=0)\n--\n\nA described buffer and its layout. The descriptor's hold moves "
+         "into the tensor (the descriptor keeps its description). Strides are in "
+         "elements (None = C-contiguous); device (type, id) None = from the space.")},
     {0, nullptr},
 };
 
@@ -1542,13 +1554,16 @@ PyObject* CheckerRulesList(PyObject*, PyObject*) {
 
 PyMethodDef kModuleMethods[] = {
     {"_check_capsule", DLB_METH(CheckCapsule), METH_O,
-     "_check_capsule(capsule) -> [(rule, severity, message)]\nRuns dlbridge::CheckDLPack on an "
+     "_check_capsule($module, capsule, /)\n--\n\n"
+     "-> [(rule, severity, message)]: runs dlbridge::CheckDLPack on an "
      "unconsumed 'dltensor'/'dltensor_versioned' capsule; the capsule is neither renamed nor "
      "consumed. An empty list means conforming."},
     {"_checker_rules", DLB_METH(CheckerRulesList), METH_NOARGS,
-     "_checker_rules() -> [(rule, severity, summary)]: every rule _check_capsule can report."},
+     "_checker_rules($module, /)\n--\n\n"
+     "-> [(rule, severity, summary)]: every rule _check_capsule can report."},
     {"from_dlpack", DLB_METH(FromDlpack), METH_O,
-     "from_dlpack(obj) -> dlbridge.Tensor\nImports any DLPack producer (through its type's "
+     "from_dlpack($module, obj, /)\n--\n\n"
+     "-> dlbridge.Tensor: imports any DLPack producer (through its type's "
      "__dlpack_c_exchange_api__ when it has one, else __dlpack__(max_version=(1, N)), retried "
      "without arguments on TypeError) or an unconsumed 'dltensor'/'dltensor_versioned' capsule."},
     {nullptr, nullptr, 0, nullptr},
