@@ -1,18 +1,15 @@
 // The conformance checker: reads a managed tensor, reports findings, consumes nothing.
-// The dtype table, flag list, device table and layout arithmetic are the core's own
-// (layout_internal.h, device_map.h), so the checker and the importer cannot drift apart.
+// Every rule it reports is the importer's own, run through a collecting sink
+// (dlpack_rules.h); this file holds the rule list (CONF-*) and the order of the passes.
 #include "dlbridge/checker.h"
 
 #include <cstdint>
-#include <cstdio>
-#include <limits>
 #include <string>
-#include <type_traits>
 
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
 #include "dlbridge/tensor_layout.h"
-#include "layout_internal.h"
+#include "dlpack_rules.h"
 
 namespace dlbridge {
 
@@ -49,194 +46,35 @@ constexpr CheckerRule kRules[] = {
      "a packed sub-byte tensor's lowest element starts on a byte boundary"},
 };
 
-std::string Hex(uint64_t value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
-  return buf;
-}
+using detail::CollectSink;
 
-class Report {
- public:
-  void Add(const char* rule, Severity severity, std::string message) {
-    findings_.push_back(Finding{rule, severity, std::move(message)});
-  }
-  std::vector<Finding> Take() { return std::move(findings_); }
-
- private:
-  std::vector<Finding> findings_;
-};
-
-// Address-like device types (the ones dlbridge can describe); others hold handles.
-bool IsAddress(const DeviceTypeInfo* row) { return row != nullptr && row->exported; }
-
-// The checks on a DLTensor. `strict_strides`: DLPack >= 1.2 forbids NULL strides.
-// `newer`: the producer's minor is newer than this build's header, so values unknown here
-// may be legitimate: they are warnings, not violations.
-void CheckTensor(const DLTensor& t, uint64_t flags, bool versioned, bool strict_strides, bool newer,
-                 Report& report) {
-  const Severity unknownSeverity = newer ? Severity::kWarning : Severity::kViolation;
-
-  // dtype
-  const DLDataType dtype = t.dtype;
-  bool dtypeKnown = true;
-  if (!detail::IsKnownDtypeCode(dtype.code)) {
-    dtypeKnown = false;
-    report.Add("CONF-DTYPE-CODE", unknownSeverity,
-               "dtype.code " + std::to_string(dtype.code) + " is not a DLDataTypeCode of DLPack " +
-                   std::to_string(DLPACK_MAJOR_VERSION) + "." +
-                   std::to_string(DLPACK_MINOR_VERSION));
-  }
-  if (dtype.lanes == 0) {
-    report.Add("CONF-DTYPE-LANES", Severity::kViolation, "dtype.lanes is 0; lanes must be >= 1");
-  }
-  if (dtypeKnown) {
-    try {
-      detail::CheckDtype("dtype", DLDataType{dtype.code, dtype.bits, 1});
-    } catch (const Error& e) {
-      report.Add("CONF-DTYPE-BITS", Severity::kViolation, e.what());
-    }
-  }
-#ifdef DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED
-  if ((flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) &&
-      (int64_t{dtype.bits} * dtype.lanes) % 8 == 0) {
-    report.Add("CONF-FLAGS-PADDED", Severity::kWarning,
-               "IS_SUBBYTE_TYPE_PADDED is set on " + detail::DtypeText(dtype) +
-                   ", which is not a sub-byte type");
-  }
-#endif
-
-  // device
-  const int32_t deviceType = static_cast<int32_t>(t.device.device_type);
-  const DeviceTypeInfo* row = FindDeviceType(deviceType);
-  if (row == nullptr) {
-    report.Add("CONF-DEVICE-TYPE", unknownSeverity,
-               "device_type " + std::to_string(deviceType) + " is not a DLDeviceType of DLPack " +
-                   std::to_string(DLPACK_MAJOR_VERSION) + "." +
-                   std::to_string(DLPACK_MINOR_VERSION));
-  } else if (row->id_is_zero && t.device.device_id != 0) {
-    report.Add("CONF-DEVICE-ID", Severity::kViolation,
-               "device_id is " + std::to_string(t.device.device_id) + " for " + row->name +
-                   "; the header sets it to 0 for CPU, pinned and managed memory");
-  } else if (!row->id_is_zero && t.device.device_id < 0) {
-    report.Add("CONF-DEVICE-ID", Severity::kViolation,
-               "device_id is " + std::to_string(t.device.device_id) + " for " + row->name +
-                   "; a device index is >= 0");
-  }
-
-  // shape and strides
-  if (t.ndim < 0) {
-    report.Add("CONF-NDIM", Severity::kViolation,
-               "ndim is " + std::to_string(t.ndim) + "; it must be >= 0");
-    return;
-  }
-  if (t.ndim > TensorLayout::kMaxDims) {
-    report.Add("CONF-NDIM", Severity::kWarning,
-               "ndim is " + std::to_string(t.ndim) + "; the checker reads at most " +
-                   std::to_string(TensorLayout::kMaxDims) +
-                   " dimensions, so shape, strides and "
-                   "the layout are not checked");
-    return;
-  }
-  if (t.ndim > 0 && t.shape == nullptr) {
-    report.Add("CONF-SHAPE-NULL", Severity::kViolation,
-               "shape is NULL with ndim " + std::to_string(t.ndim));
-    return;
-  }
-  bool negative = false;
-  for (int32_t i = 0; i < t.ndim; ++i) {
-    if (t.shape[i] < 0) {
-      negative = true;
-      report.Add("CONF-SHAPE-NEGATIVE", Severity::kViolation,
-                 "shape[" + std::to_string(i) + "] is " + std::to_string(t.shape[i]) +
-                     "; extents must be >= 0");
-    }
-  }
-  int64_t contiguous[TensorLayout::kMaxDims] = {};
-  const int64_t* strides = t.strides;
-  if (t.ndim > 0 && strides == nullptr) {
-    if (strict_strides) {
-      report.Add("CONF-STRIDES-NULL", Severity::kViolation,
-                 "strides is NULL with ndim " + std::to_string(t.ndim) +
-                     "; DLPack >= 1.2 requires strides");
-    } else {
-      report.Add("CONF-STRIDES-NULL", Severity::kNote,
-                 std::string("strides is NULL with ndim ") + std::to_string(t.ndim) + " (" +
-                     (versioned ? "allowed before DLPack 1.2" : "allowed for legacy tensors") +
-                     ": C-contiguous)");
-    }
-  }
-  if (negative) return;  // no layout arithmetic over negative extents
-
-  int64_t count = 1;
-  bool countOverflows = false;
-  for (int32_t i = 0; i < t.ndim; ++i) {
-    if (detail::MulOverflows(count, t.shape[i], &count)) countOverflows = true;
-  }
-  if (!countOverflows && strides == nullptr && t.ndim > 0) {
-    int64_t step = 1;
-    for (int32_t k = t.ndim - 1; k >= 0; --k) {
-      contiguous[k] = step;
-      if (t.shape[k] > 1 && detail::MulOverflows(step, t.shape[k], &step)) step = 0;
-    }
-    strides = contiguous;
-  }
+// The checks on a DLTensor: the importer's rules (dlpack_rules.h), every finding kept.
+// `strict_strides`: DLPack >= 1.2 forbids NULL strides.
+void CheckTensor(CollectSink& sink, const DLTensor& t, uint64_t flags, bool versioned,
+                 bool strict_strides) {
+  detail::CheckDtype(sink, t.dtype, flags);
+  const DeviceTypeInfo* row = detail::CheckDevice(sink, t.device);
+  if (!detail::CheckShape(sink, t, !strict_strides, versioned)) return;
+  // With lanes 0 (already reported) an element has no width: the count and the stride reach
+  // are still checked, over one-byte elements, and nothing past them.
+  const bool widthless = t.dtype.lanes == 0;
+  const DLDataType dtype = widthless ? DLDataType{t.dtype.code, 8, 1} : t.dtype;
+  int64_t contiguous[TensorLayout::kMaxDims];
   detail::ByteSpan span;
-  bool spanKnown = false;
-  if (dtype.lanes != 0) {
-    try {
-      span = detail::ComputeSpan("layout", dtype, flags, t.ndim, t.shape, strides);
-      spanKnown = true;
-    } catch (const Error& e) {
-      report.Add(e.code() == ErrorCode::kInvalidStrides ? "CONF-SUBBYTE-BOUNDARY" : "CONF-OVERFLOW",
-                 Severity::kViolation, e.what());
-    }
-  } else if (countOverflows) {
-    report.Add("CONF-OVERFLOW", Severity::kViolation, "layout: the element count overflows int64");
+  if (!detail::ComputeSpan(sink, dtype, flags, t.ndim, t.shape,
+                           detail::EffectiveStrides(t, contiguous), &span) ||
+      widthless) {
+    return;
   }
-  if (!spanKnown) return;
-
-  // data
+  if (!detail::CheckData(sink, t.data, span)) return;
+  // Handles (OpenCL, Vulkan, Metal, ...) are not addresses: no address arithmetic.
+  if (row == nullptr || !row->exported) return;
   const uintptr_t base = reinterpret_cast<uintptr_t>(t.data);
-  if (span.count == 0) {
-    if (t.data != nullptr) {
-      report.Add("CONF-DATA-ZERO-SIZE", Severity::kNote,
-                 "data is " + Hex(base) +
-                     " for a tensor with no elements; the header says it "
-                     "should be NULL");
-    }
-    return;
-  }
-  if (t.data == nullptr) {
-    report.Add("CONF-DATA-NULL", Severity::kViolation,
-               "data is NULL but the tensor has " + std::to_string(span.count) + " elements");
-    return;
-  }
-  if (!IsAddress(row)) return;  // handles (OpenCL, Vulkan, Metal, ...): no address arithmetic
-  if (base % 256 != 0) {
-    report.Add("CONF-ALIGN", Severity::kNote,
-               "data " + Hex(base) + " is not 256-byte aligned (byte_offset " +
-                   std::to_string(t.byte_offset) + ")");
-  }
-  if (t.byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    report.Add("CONF-OVERFLOW", Severity::kViolation,
-               "byte_offset " + std::to_string(t.byte_offset) + " overflows int64");
-    return;
-  }
+  detail::CheckAlignment(sink, base, t.byte_offset);
   int64_t start = 0;
-  if (detail::AddOverflows(static_cast<int64_t>(t.byte_offset), span.low, &start)) {
-    report.Add("CONF-OVERFLOW", Severity::kViolation,
-               "byte_offset plus the layout overflows int64");
-    return;
-  }
-  const uintptr_t pointer = base + static_cast<uintptr_t>(start);
-  const bool wraps = start < 0 ? pointer > base : pointer < base;
-  // Addresses are int64 in dlbridge (and in every framework's Python API): past INT64_MAX
-  // counts as wrapping, as in FromDLPack.
-  if (wraps || pointer == 0 || pointer + static_cast<uintptr_t>(span.bytes) < pointer ||
-      pointer > static_cast<uintptr_t>(std::numeric_limits<int64_t>::max())) {
-    report.Add("CONF-OVERFLOW", Severity::kViolation,
-               "data " + Hex(base) + " with byte_offset " + std::to_string(t.byte_offset) +
-                   " and this layout wraps around the address space");
+  uintptr_t pointer = 0;
+  if (detail::CheckByteOffset(sink, t.byte_offset, span, &start)) {
+    detail::CheckAddress(sink, base, t.byte_offset, start, span, &pointer);
   }
 }
 
@@ -257,52 +95,35 @@ const CheckerRule* CheckerRules(int* count) noexcept {
 }
 
 std::vector<Finding> CheckDLPack(const DLManagedTensorVersioned* managed) {
-  Report report;
+  CollectSink sink;
   if (managed == nullptr) {
-    report.Add("CONF-NULL", Severity::kViolation, "the managed tensor pointer is NULL");
-    return report.Take();
+    sink.Add(detail::Rule::kNull, "the managed tensor pointer is NULL");
+    return sink.Take();
   }
-  const DLPackVersion version = managed->version;
-  if (version.major != 1) {
-    // Everything after `flags` may be laid out differently: touch nothing else.
-    report.Add("CONF-VERSION-MAJOR", Severity::kViolation,
-               "version is " + std::to_string(version.major) + "." + std::to_string(version.minor) +
-                   "; this checker reads 1.x (a consumer may only call the deleter)");
-    return report.Take();
-  }
-  const bool newer = version.minor > DLPACK_MINOR_VERSION;
-  if (newer) {
-    report.Add("CONF-VERSION-MINOR", Severity::kNote,
-               "version is 1." + std::to_string(version.minor) + ", newer than the checker's 1." +
-                   std::to_string(DLPACK_MINOR_VERSION) + ": values it does not know are warnings");
-  }
+  // Another major may lay out everything after `flags` differently: touch nothing else.
+  if (!detail::CheckVersion(sink, managed->version)) return sink.Take();
+  sink.SetNewer(managed->version.minor > DLPACK_MINOR_VERSION);
   if (managed->deleter == nullptr) {
-    report.Add("CONF-DELETER-NULL", Severity::kNote,
-               "deleter is NULL: the consumer cannot tell the producer it is done");
+    sink.Add(detail::Rule::kDeleterNull,
+             "deleter is NULL: the consumer cannot tell the producer it is done");
   }
-  const uint64_t unknown = managed->flags & ~detail::KnownFlags();
-  if (unknown != 0) {
-    report.Add("CONF-FLAGS-UNKNOWN", newer ? Severity::kWarning : Severity::kViolation,
-               "flags has bits " + Hex(unknown) + " that DLPack " +
-                   std::to_string(DLPACK_MAJOR_VERSION) + "." +
-                   std::to_string(DLPACK_MINOR_VERSION) + " does not define");
-  }
-  CheckTensor(managed->dl_tensor, managed->flags, true, version.minor >= 2, newer, report);
-  return report.Take();
+  detail::CheckFlags(sink, managed->flags);
+  CheckTensor(sink, managed->dl_tensor, managed->flags, true, managed->version.minor >= 2);
+  return sink.Take();
 }
 
 std::vector<Finding> CheckDLPack(const DLManagedTensor* managed) {
-  Report report;
+  CollectSink sink;
   if (managed == nullptr) {
-    report.Add("CONF-NULL", Severity::kViolation, "the managed tensor pointer is NULL");
-    return report.Take();
+    sink.Add(detail::Rule::kNull, "the managed tensor pointer is NULL");
+    return sink.Take();
   }
   if (managed->deleter == nullptr) {
-    report.Add("CONF-DELETER-NULL", Severity::kNote,
-               "deleter is NULL: the consumer cannot tell the producer it is done");
+    sink.Add(detail::Rule::kDeleterNull,
+             "deleter is NULL: the consumer cannot tell the producer it is done");
   }
-  CheckTensor(managed->dl_tensor, 0, false, false, false, report);
-  return report.Take();
+  CheckTensor(sink, managed->dl_tensor, 0, false, false);
+  return sink.Take();
 }
 
 bool HasViolation(const std::vector<Finding>& findings) noexcept {

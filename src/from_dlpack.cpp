@@ -2,7 +2,6 @@
 #include "dlbridge/from_dlpack.h"
 
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -11,6 +10,7 @@
 #include "device_check_internal.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
+#include "dlpack_rules.h"
 #include "layout_internal.h"
 
 namespace dlbridge {
@@ -31,8 +31,9 @@ void ReleaseImportedLegacy(void* managed) noexcept {
 namespace {
 
 using detail::Fail;
+using detail::ThrowSink;
 
-// Calls the deleter exactly once if the import does not complete.
+// Calls the deleter exactly once if the import does not complete (IMP-2).
 template <class Managed>
 struct ConsumeOnFailure {
   Managed* managed;
@@ -41,171 +42,143 @@ struct ConsumeOnFailure {
   }
 };
 
-std::string Hex(uint64_t value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
-  return buf;
-}
-
-template <class Managed>
-Tensor Import(const char* where, Managed* managed, const ImportOptions& options) {
-  constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
-  if (managed == nullptr) {
-    Fail(ErrorCode::kInvalidArgument, std::string(where) + ": the managed tensor is null");
-  }
-  ConsumeOnFailure<Managed> guard{managed};
-
+// What the rules established about a producer's tensor, for the steps after them.
+struct Checked {
+  const DeviceTypeInfo* row = nullptr;
   uint64_t flags = 0;
+  detail::ByteSpan span;
+  bool addressed = false;  // elements and data: there are bytes to locate
+  int64_t start = 0;       // the first reachable byte's distance from data
+};
+
+// Step 1, the rules (dlpack_rules.h): header, shape, dtype, device, span, data, byte_offset.
+template <class Managed>
+Checked CheckRules(const ThrowSink& sink, const Managed& managed, const ImportOptions& options) {
+  constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
+  Checked checked;
   bool nullStridesAllowed = true;
   if constexpr (!kLegacy) {
-    // A different major version may lay out everything after `flags` differently.
-    if (managed->version.major != 1) {
-      Fail(ErrorCode::kUnsupportedVersion,
-           std::string(where) + ": DLPack version " + std::to_string(managed->version.major) + "." +
-               std::to_string(managed->version.minor) + " is not supported; accepted: 1.x");
-    }
-    flags = managed->flags;
-    const uint64_t unknown = flags & ~detail::KnownFlags();
-    if (unknown != 0) {
-      Fail(ErrorCode::kInvalidFlags, std::string(where) + ": flags has bits " + Hex(unknown) +
-                                         " that DLPack " + std::to_string(DLPACK_MAJOR_VERSION) +
-                                         "." + std::to_string(DLPACK_MINOR_VERSION) +
-                                         " does not define; known: " + Hex(detail::KnownFlags()));
-    }
-    nullStridesAllowed = managed->version.minor < 2 || options.allow_null_strides;
-  } else {
-    if (options.legacy_read_only) flags = DLPACK_FLAG_BITMASK_READ_ONLY;
+    detail::CheckVersion(sink, managed.version);  // nothing past `flags` before this passes
+    detail::CheckFlags(sink, managed.flags);
+    checked.flags = managed.flags;
+    nullStridesAllowed = managed.version.minor < 2 || options.allow_null_strides;
+  } else if (options.legacy_read_only) {
+    checked.flags = DLPACK_FLAG_BITMASK_READ_ONLY;  // IMP-15
   }
+  const DLTensor& t = managed.dl_tensor;
+  detail::CheckShape(sink, t, nullStridesAllowed, !kLegacy);
+  detail::CheckDtype(sink, t.dtype, checked.flags);
+  checked.row = detail::CheckDevice(sink, t.device);
+  int64_t contiguous[TensorLayout::kMaxDims];
+  detail::ComputeSpan(sink, t.dtype, checked.flags, t.ndim, t.shape,
+                      detail::EffectiveStrides(t, contiguous), &checked.span);
+  checked.addressed = detail::CheckData(sink, t.data, checked.span) &&
+                      detail::CheckByteOffset(sink, t.byte_offset, checked.span, &checked.start);
+  return checked;
+}
 
-  const DLTensor& t = managed->dl_tensor;
-  if (t.ndim < 0 || t.ndim > TensorLayout::kMaxDims) {
-    Fail(ErrorCode::kInvalidShape, std::string(where) + ": ndim is " + std::to_string(t.ndim) +
-                                       "; accepted: 0.." + std::to_string(TensorLayout::kMaxDims));
-  }
-  if (t.ndim > 0 && t.shape == nullptr) {
-    Fail(ErrorCode::kInvalidShape,
-         std::string(where) + ": shape is NULL with ndim " + std::to_string(t.ndim));
-  }
-  for (int32_t i = 0; i < t.ndim; ++i) {
-    if (t.shape[i] < 0) {
-      Fail(ErrorCode::kInvalidShape, std::string(where) + ": shape[" + std::to_string(i) + "] is " +
-                                         std::to_string(t.shape[i]) + "; extents must be >= 0");
-    }
-  }
-  if (t.ndim > 0 && t.strides == nullptr && !nullStridesAllowed) {
-    Fail(ErrorCode::kInvalidStrides,
-         std::string(where) + ": strides is NULL with ndim " + std::to_string(t.ndim) +
-             "; DLPack >= 1.2 requires strides (ImportOptions::allow_null_strides relaxes this)");
-  }
-  detail::CheckDtype(where, t.dtype);
-
-  const DeviceTypeInfo* row = FindDeviceType(static_cast<int32_t>(t.device.device_type));
-  if (row == nullptr) {
-    Fail(ErrorCode::kUnsupportedDevice,
-         std::string(where) + ": device_type " + std::to_string(t.device.device_type) +
-             " is unknown to this build; accepted: kDLCPU, kDLCUDA, kDLCUDAHost, kDLROCM, "
-             "kDLROCMHost, kDLCUDAManaged, kDLOneAPI (with a context), kDLMetal (with a resolver)");
-  }
-  if (row->import == DeviceImport::kRejected) {
-    Fail(ErrorCode::kUnsupportedDevice, std::string(where) + ": device_type " +
-                                            std::to_string(row->device_type) + " (" + row->name +
-                                            ") is not supported: " + row->reason);
-  }
+// Step 2, the device: can this build describe memory of this type (IMP-16, IMP-17, DEV-*)?
+struct DeviceRoute {
   void* zeContext = nullptr;
+  const MetalResolver* resolver = nullptr;
+};
+
+DeviceRoute RouteDevice(const char* where, const DeviceTypeInfo& row,
+                        const ImportOptions& options) {
+  DeviceRoute route;
+  if (row.import == DeviceImport::kRejected) {
+    Fail(ErrorCode::kUnsupportedDevice, std::string(where) + ": device_type " +
+                                            std::to_string(row.device_type) + " (" + row.name +
+                                            ") is not supported: " + row.reason);
+  }
   void* zeDevice = nullptr;
-  detail::LevelZeroHandles(options.level_zero_context, nullptr, &zeContext, &zeDevice);
-  if (row->import == DeviceImport::kNeedsContext && zeContext == nullptr) {
+  detail::LevelZeroHandles(options.level_zero_context, nullptr, &route.zeContext, &zeDevice);
+  if (row.import == DeviceImport::kNeedsContext && route.zeContext == nullptr) {
     Fail(ErrorCode::kMissingContext,
-         std::string(where) + ": device_type " + row->name +
+         std::string(where) + ": device_type " + row.name +
              " needs ImportOptions::level_zero_context (or SetLevelZeroContext): a Level Zero "
              "pointer means nothing without the context it was allocated from");
   }
-  const MetalResolver* resolver = nullptr;
-  if (row->import == DeviceImport::kNeedsResolver) {
-    resolver = options.metal_resolver ? options.metal_resolver : GetMetalResolver();
-    if (resolver == nullptr) {
+  if (row.import == DeviceImport::kNeedsResolver) {
+    route.resolver = options.metal_resolver ? options.metal_resolver : GetMetalResolver();
+    if (route.resolver == nullptr) {
       Fail(ErrorCode::kMissingContext,
            std::string(where) +
                ": device_type kDLMetal holds an id<MTLBuffer>, not an address; "
                "register a MetalResolver (SetMetalResolver or ImportOptions)");
     }
   }
-  if (!row->id_is_zero && t.device.device_id < 0) {
-    Fail(ErrorCode::kDeviceMismatch, std::string(where) + ": device_id is " +
-                                         std::to_string(t.device.device_id) + " for " + row->name +
-                                         "; accepted: >= 0");
+  return route;
+}
+
+// Metal: the shared-storage buffer's host contents stand for its handle (DEV-7).
+uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* handle,
+                       int64_t start, int64_t bytes) {
+  const uintptr_t base = reinterpret_cast<uintptr_t>(handle);
+  MetalBufferInfo info;
+  if (!resolver.Resolve(handle, info)) {
+    Fail(ErrorCode::kInvalidArgument,
+         std::string(where) + ": the MetalResolver does not know buffer " + detail::Hex(base));
   }
-  if (options.require_writable && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {
+  if (info.storage != MetalStorageMode::kShared || info.contents == nullptr) {
+    Fail(ErrorCode::kUnsupportedDevice,
+         std::string(where) + ": Metal buffer " + detail::Hex(base) + " has " +
+             (info.storage == MetalStorageMode::kPrivate      ? "private"
+              : info.storage == MetalStorageMode::kMemoryless ? "memoryless"
+              : info.storage == MetalStorageMode::kManaged    ? "managed"
+                                                              : "shared (no contents)") +
+             " storage; only shared storage has a host pointer that can be described");
+  }
+  int64_t end = 0;
+  if (start < 0 || detail::AddOverflows(start, bytes, &end) ||
+      static_cast<uint64_t>(end) > info.length) {
+    Fail(ErrorCode::kOutOfBounds, std::string(where) + ": the tensor reaches past the " +
+                                      std::to_string(info.length) + "-byte Metal buffer");
+  }
+  return reinterpret_cast<uintptr_t>(info.contents);
+}
+
+template <class Managed>
+Tensor Import(const char* where, Managed* managed, const ImportOptions& options) {
+  constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
+  if (managed == nullptr) {  // IMP-1
+    Fail(ErrorCode::kInvalidArgument, std::string(where) + ": the managed tensor is null");
+  }
+  ConsumeOnFailure<Managed> guard{managed};  // IMP-2: from here on, every failure consumes
+  const ThrowSink sink(where);
+  const Checked checked = CheckRules(sink, *managed, options);
+  const DeviceRoute route = RouteDevice(where, *checked.row, options);
+  if (options.require_writable && (checked.flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {  // IMP-15
     Fail(ErrorCode::kReadOnly,
          std::string(where) +
              ": the tensor is read-only and ImportOptions::require_writable is set");
   }
 
+  // Step 3, describe: the reachable bytes become the descriptor (IMP-14).
+  const DLTensor& t = managed->dl_tensor;
   Tensor result;
-  detail::LayoutAccess::Assign(result.layout, t.dtype, t.ndim, t.shape, t.strides);
-  const detail::ByteSpan span = detail::ComputeSpan(
-      where, t.dtype, flags, t.ndim, result.layout.Shape().data, result.layout.Strides().data);
+  detail::LayoutAccess::Fill(result.layout, t.dtype, t.ndim, t.shape, t.strides);
   result.device = t.device;
-  if (row->id_is_zero) result.device.device_id = 0;
-  if (resolver != nullptr) result.device = DLDevice{kDLCPU, 0};  // a host address once resolved
-  result.flags = flags;
-
-  if (span.count > 0) {
+  if (checked.row->id_is_zero) result.device.device_id = 0;            // DEV-3
+  if (route.resolver != nullptr) result.device = DLDevice{kDLCPU, 0};  // a host address now
+  result.flags = checked.flags;
+  if (checked.addressed) {
     uintptr_t base = reinterpret_cast<uintptr_t>(t.data);
-    if (t.data == nullptr) {
-      Fail(ErrorCode::kNullData, std::string(where) + ": data is NULL but the tensor has " +
-                                     std::to_string(span.count) + " elements");
+    if (route.resolver != nullptr) {
+      base = ResolveMetal(where, *route.resolver, t.data, checked.start, checked.span.bytes);
     }
-    if (t.byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      Fail(ErrorCode::kOverflow, std::string(where) + ": byte_offset " +
-                                     std::to_string(t.byte_offset) + " overflows int64");
-    }
-    int64_t start = 0;
-    if (detail::AddOverflows(static_cast<int64_t>(t.byte_offset), span.low, &start)) {
-      Fail(ErrorCode::kOverflow,
-           std::string(where) + ": byte_offset plus the layout overflows int64");
-    }
-    if (resolver != nullptr) {
-      MetalBufferInfo info;
-      if (!resolver->Resolve(t.data, info)) {
-        Fail(ErrorCode::kInvalidArgument,
-             std::string(where) + ": the MetalResolver does not know buffer " + Hex(base));
-      }
-      if (info.storage != MetalStorageMode::kShared || info.contents == nullptr) {
-        Fail(ErrorCode::kUnsupportedDevice,
-             std::string(where) + ": Metal buffer " + Hex(base) + " has " +
-                 (info.storage == MetalStorageMode::kPrivate      ? "private"
-                  : info.storage == MetalStorageMode::kMemoryless ? "memoryless"
-                  : info.storage == MetalStorageMode::kManaged    ? "managed"
-                                                                  : "shared (no contents)") +
-                 " storage; only shared storage has a host pointer that can be described");
-      }
-      int64_t end = 0;
-      if (start < 0 || detail::AddOverflows(start, span.bytes, &end) ||
-          static_cast<uint64_t>(end) > info.length) {
-        Fail(ErrorCode::kOutOfBounds, std::string(where) + ": the tensor reaches past the " +
-                                          std::to_string(info.length) + "-byte Metal buffer");
-      }
-      base = reinterpret_cast<uintptr_t>(info.contents);
-    }
-    const uintptr_t pointer = base + static_cast<uintptr_t>(start);
-    const bool wraps = start < 0 ? pointer > base : pointer < base;
-    if (wraps || pointer == 0 || pointer + static_cast<uintptr_t>(span.bytes) < pointer ||
-        pointer > static_cast<uintptr_t>(std::numeric_limits<int64_t>::max())) {
-      Fail(ErrorCode::kOverflow, std::string(where) + ": data " + Hex(base) + " with byte_offset " +
-                                     std::to_string(t.byte_offset) +
-                                     " and this layout wraps around the address space");
-    }
-    if (resolver == nullptr && row->space != MemorySpace::kHost) {
+    uintptr_t pointer = 0;
+    detail::CheckAddress(sink, base, t.byte_offset, checked.start, checked.span, &pointer);
+    if (route.resolver == nullptr && checked.row->space != MemorySpace::kHost) {
       // GPU-5: the pointer's runtime must agree with the device (unless verification is off).
       detail::CheckImportDevice(where, t.device, reinterpret_cast<const void*>(pointer),
-                                options.verify_device, zeContext);
+                                options.verify_device, route.zeContext);
     }
-    detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(pointer), span.bytes,
-                                       row->space);
-    result.layout.SetByteOffset(static_cast<uint64_t>(-span.low));
+    detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(pointer),
+                                       checked.span.bytes, checked.row->space);
+    result.layout.SetByteOffset(static_cast<uint64_t>(-checked.span.low));
   } else {
-    result.descriptor.SetMemorySpace(row->space);
+    result.descriptor.SetMemorySpace(checked.row->space);
   }
   if (managed->deleter != nullptr) {
     constexpr ReleaseFunction kRelease =

@@ -1,7 +1,6 @@
 // Export: Tensor -> DLManagedTensorVersioned / DLManagedTensor, one allocation each.
 #include "dlbridge/to_dlpack.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -11,11 +10,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "checked_math_internal.h"
 #include "descriptor_access_internal.h"
 #include "device_check_internal.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
-#include "layout_internal.h"
+#include "dlpack_rules.h"
 #include "ledger_internal.h"
 
 namespace dlbridge {
@@ -110,28 +110,26 @@ DLDevice ResolveDevice(const char* where, const Tensor& tensor, const ExportOpti
   return device;
 }
 
+// EXP-7, EXP-8: the flags an export publishes (never IS_COPIED; READ_ONLY when asked).
+uint64_t PublishedFlags(const Tensor& tensor, const ExportOptions& options) {
+  uint64_t flags = tensor.flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED);
+  if (options.read_only) flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+  return flags;
+}
+
 // The checks of both exports; returns the flags to publish and fills span.
 uint64_t CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
                      bool legacy, DLDevice* device, detail::ByteSpan* span) {
-  const uint64_t unknown = tensor.flags & ~detail::KnownFlags();
-  if (unknown != 0) {
-    Fail(
-        ErrorCode::kInvalidFlags, std::string(where) + ": Tensor::flags has unknown bits 0x" + [&] {
-          char buf[32];
-          std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(unknown));
-          return std::string(buf);
-        }() + "; known: DLPACK_FLAG_BITMASK_*");
-  }
-  uint64_t flags = tensor.flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED);
-  if (options.read_only) flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-  if (legacy && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {
+  detail::CheckFlagsOrThrow(where, tensor.flags, "Tensor::flags");  // EXP-13
+  const uint64_t flags = PublishedFlags(tensor, options);
+  if (legacy && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {  // EXP-7
     Fail(ErrorCode::kReadOnly, std::string(where) +
                                    ": the tensor is read-only and a legacy DLManagedTensor cannot "
                                    "say so; use ToDLPackVersioned");
   }
   const TensorLayout& layout = tensor.layout;
-  detail::CheckDtype(where, layout.Dtype());
-  if (legacy && !detail::IsPackedSubByte(layout.Dtype(), flags) &&
+  detail::CheckDtypeOrThrow(where, layout.Dtype());                 // EXP-13
+  if (legacy && !detail::IsPackedSubByte(layout.Dtype(), flags) &&  // EXP-9b
       (int64_t{layout.Dtype().bits} * layout.Dtype().lanes) % 8 != 0) {
     Fail(ErrorCode::kInvalidFlags, std::string(where) + ": padded sub-byte " +
                                        detail::DtypeText(layout.Dtype()) +
@@ -139,9 +137,9 @@ uint64_t CheckExport(const char* where, const Tensor& tensor, const ExportOption
                                        "ToDLPackVersioned");
   }
   *device = ResolveDevice(where, tensor, options);
-  *span = detail::ComputeSpan(where, layout.Dtype(), flags, layout.Ndim(), layout.Shape().data,
-                              layout.Strides().data);
-  if (span->count > 0) {
+  *span = detail::ComputeSpanOrThrow(where, layout.Dtype(), flags, layout.Ndim(),
+                                     layout.Shape().data, layout.Strides().data);
+  if (span->count > 0) {  // EXP-9: the layout lies inside the buffer
     const int64_t size = tensor.descriptor.GetSizeInBytes();
     int64_t start = 0;
     int64_t end = 0;
@@ -175,8 +173,7 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed* original,
       (tensor.flags & ~detail::KnownFlags()) != 0) {
     return false;
   }
-  uint64_t flags = tensor.flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED);
-  if (options.read_only) flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+  const uint64_t flags = PublishedFlags(tensor, options);
   const DLTensor& t = original->dl_tensor;
   const TensorLayout& layout = tensor.layout;
   if (t.ndim != layout.Ndim() || t.dtype.code != layout.Dtype().code ||
@@ -198,8 +195,9 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed* original,
     if (flags != 0) return false;
   }
   // The layout is the original's, which import validated: this cannot throw.
-  const detail::ByteSpan span =
-      detail::ComputeSpan("ToDLPack", t.dtype, flags, t.ndim, t.shape, t.strides);
+  const detail::ByteSpan span = detail::ComputeSpanOrThrow(
+      std::is_same_v<Managed, DLManagedTensor> ? "ToDLPack" : "ToDLPackVersioned", t.dtype, flags,
+      t.ndim, t.shape, t.strides);
   if (span.count == 0) return tensor.descriptor.GetSizeInBytes() == 0;
   const uintptr_t elementZero = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
   return elementZero ==

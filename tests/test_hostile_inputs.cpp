@@ -390,7 +390,7 @@ const ExportRow kExportRows[] = {
      "the layout's extent in bytes overflows int64"},
     {"HOST-64", "unknown bits in Tensor::flags", kBoth,
      [](E& f) { f.tensor.flags = uint64_t{1} << 5; }, ErrorCode::kInvalidFlags,
-     "Tensor::flags has unknown bits 0x20"},
+     "Tensor::flags has bits 0x20 that DLPack"},
     {"HOST-65", "legacy export asked to be read-only", kLegacy,
      [](E& f) { f.options.read_only = true; }, ErrorCode::kReadOnly,
      "the tensor is read-only and a legacy DLManagedTensor cannot say so"},

@@ -2,12 +2,11 @@
 /// TensorLayout: how elements sit in a descriptor's buffer (dtype, shape, strides, offset).
 #pragma once
 
-#include "dlbridge/dlpack_header.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
 
 namespace dlbridge {
@@ -89,7 +88,10 @@ class DLBRIDGE_API TensorLayout {
 
  private:
   friend struct detail::LayoutAccess;
+  // Checks (extents >= 0, contiguous strides fit int64), then Fill: LAY-4, LAY-5.
   void Assign(int32_t ndim, const int64_t* shape, const int64_t* strides);
+  // Writes without checking; the importer calls it after the rules passed (one pass).
+  void Fill(int32_t ndim, const int64_t* shape, const int64_t* strides);
   void Release() noexcept;
 
   DLDataType dtype_;
