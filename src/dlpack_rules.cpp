@@ -96,6 +96,22 @@ std::string HeaderVersion() {
 
 bool IsKnownDtypeCode(uint8_t code) noexcept { return FindDtype(code) != nullptr; }
 
+const char* DtypeCodeName(uint8_t code) noexcept {
+  const DtypeRow* row = FindDtype(code);
+  return row ? row->name : nullptr;
+}
+
+int DtypeCodeCount() noexcept { return static_cast<int>(kDtypeCount); }
+
+bool DtypeBitsValid(uint8_t code, uint8_t bits) noexcept {
+  const DtypeRow* row = FindDtype(code);
+  if (row == nullptr) return false;
+  for (uint8_t b : row->bits) {
+    if (b != 0 && b == bits) return true;
+  }
+  return false;
+}
+
 std::string DtypeText(DLDataType dtype) {
   const DtypeRow* row = FindDtype(dtype.code);
   std::string text = row ? row->name : "code" + std::to_string(dtype.code);
@@ -167,9 +183,7 @@ void CheckDtype(Sink& sink, DLDataType dtype, uint64_t flags) {
                 [] { return std::string("dtype.lanes is 0; lanes must be >= 1"); });
   }
   if (row != nullptr) {
-    bool bitsMatch = false;
-    for (uint8_t b : row->bits) bitsMatch = bitsMatch || (b != 0 && b == dtype.bits);
-    if (!bitsMatch) {  // IMP-12, CONF-DTYPE-BITS
+    if (!DtypeBitsValid(dtype.code, dtype.bits)) {  // IMP-12, CONF-DTYPE-BITS
       sink.Report(Rule::kDtypeBits, [&] {
         return "dtype.bits " + std::to_string(dtype.bits) + " does not match code " +
                std::to_string(dtype.code) + " (" + row->name +

@@ -137,6 +137,13 @@ uint64_t KnownFlags() noexcept;
 bool IsKnownDtypeCode(uint8_t code) noexcept;
 /// Whether elements of this dtype are packed below byte granularity (fp4/fp6 unpadded).
 bool IsPackedSubByte(DLDataType dtype, uint64_t flags) noexcept;
+/// The dtype table (IMP-12), for code <-> name parsing and printing (src/dtype.cpp):
+/// the name of a known code ("float"), nullptr when unknown.
+const char* DtypeCodeName(uint8_t code) noexcept;
+/// Codes 0 .. DtypeCodeCount() - 1 are known to this build.
+int DtypeCodeCount() noexcept;
+/// Whether `bits` is an accepted width for a known `code`.
+bool DtypeBitsValid(uint8_t code, uint8_t bits) noexcept;
 /// "int32x4"-style text of a dtype for messages.
 std::string DtypeText(DLDataType dtype);
 /// "0x1f"-style text for messages.
