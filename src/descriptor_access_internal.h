@@ -28,6 +28,14 @@ struct DescriptorAccess {
     d.size_ = size;
     d.space_ = space;
   }
+  /// Arms a release on a descriptor that holds nothing (a fresh import result): what
+  /// SetRelease does, without its checks for a hold to drop first.
+  static void Arm(MemoryDescriptor& d, ReleaseFunction release, void* context) noexcept {
+    d.release_ = release;
+    d.context_ = context;
+    d.kind_ = MemoryDescriptor::HoldKind::kRelease;
+    LedgerHoldSet();
+  }
   /// Disarms a release hold without calling it.
   static void Disarm(MemoryDescriptor& d) noexcept {
     if (d.kind_ != MemoryDescriptor::HoldKind::kNone) LedgerHoldTaken();

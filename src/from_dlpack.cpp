@@ -91,8 +91,10 @@ DeviceRoute RouteDevice(const char* where, const DeviceTypeInfo& row,
                                             std::to_string(row.device_type) + " (" + row.name +
                                             ") is not supported: " + row.reason);
   }
-  void* zeDevice = nullptr;
-  detail::LevelZeroHandles(options.level_zero_context, nullptr, &route.zeContext, &zeDevice);
+  if (row.space == MemorySpace::kLevelZero) {  // only Level Zero pointers need the context
+    void* zeDevice = nullptr;
+    detail::LevelZeroHandles(options.level_zero_context, nullptr, &route.zeContext, &zeDevice);
+  }
   if (row.import == DeviceImport::kNeedsContext && route.zeContext == nullptr) {
     Fail(ErrorCode::kMissingContext,
          std::string(where) + ": device_type " + row.name +
@@ -183,7 +185,7 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
   if (managed->deleter != nullptr) {
     constexpr ReleaseFunction kRelease =
         kLegacy ? &detail::ReleaseImportedLegacy : &detail::ReleaseImportedVersioned;
-    result.descriptor.SetRelease(kRelease, managed);
+    detail::DescriptorAccess::Arm(result.descriptor, kRelease, managed);
   }
   guard.managed = nullptr;
   return result;

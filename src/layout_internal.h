@@ -15,8 +15,19 @@ namespace detail {
 struct LayoutAccess {
   static void Fill(TensorLayout& layout, DLDataType dtype, int32_t ndim, const int64_t* shape,
                    const int64_t* strides) {
-    layout.Fill(ndim, shape, strides);
     layout.dtype_ = dtype;
+    if (ndim > TensorLayout::kInlineDims || strides == nullptr ||
+        layout.dims_ != layout.inline_) {
+      layout.Fill(ndim, shape, strides);  // the heap, contiguous strides, or a used layout
+      return;
+    }
+    // The common case in the importer's own translation unit: inline storage, plain copies.
+    int64_t* dims = layout.inline_;
+    for (int32_t i = 0; i < ndim; ++i) {
+      dims[i] = shape[i];
+      dims[ndim + i] = strides[i];
+    }
+    layout.ndim_ = ndim;
   }
 };
 
