@@ -45,10 +45,5 @@ struct DescriptorAccess {
   }
 };
 
-/// The releases FromDLPack installs: they call the imported tensor's deleter. ToDLPack*
-/// recognises them to hand an unchanged import back instead of wrapping it.
-void ReleaseImportedVersioned(void* managed) noexcept;
-void ReleaseImportedLegacy(void* managed) noexcept;
-
 }  // namespace detail
 }  // namespace dlbridge

@@ -12,6 +12,7 @@
 #include "dlbridge/error.h"
 #include "dlpack_rules.h"
 #include "layout_internal.h"
+#include "reexport_internal.h"
 
 namespace dlbridge {
 namespace detail {

@@ -17,6 +17,7 @@
 #include "dlbridge/error.h"
 #include "dlpack_rules.h"
 #include "ledger_internal.h"
+#include "reexport_internal.h"
 
 namespace dlbridge {
 namespace {
