@@ -16,6 +16,7 @@
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
 #include "dlbridge/to_dlpack.h"
+#include "error_internal.h"
 
 struct dlb_descriptor {
   dlbridge::MemoryDescriptor descriptor;
@@ -80,7 +81,7 @@ int Guard(Body&& body) noexcept {
 }
 
 [[noreturn]] void Throw(ErrorCode code, const char* where, const char* what) {
-  throw Error(code, std::string(where) + ": " + what);
+  detail::Fail(code, std::string(where) + ": " + what);
 }
 
 MemoryDescriptor& Checked(const char* where, dlb_descriptor* handle) {

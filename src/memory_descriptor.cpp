@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "dlbridge/error.h"
+#include "error_internal.h"
 #include "ledger_internal.h"
 
 namespace dlbridge {
@@ -71,18 +72,18 @@ void MemoryDescriptor::Set(int64_t pointer, int64_t sizeInBytes, const char* mem
   // Validate everything before changing anything, so a throw leaves the descriptor as it was.
   MemorySpace space = ParseMemorySpace(memorySpace);
   if (sizeInBytes < 0) {
-    throw Error(ErrorCode::kInvalidDescriptor, "MemoryDescriptor: sizeInBytes is " +
-                                                   std::to_string(sizeInBytes) +
-                                                   "; a size must be >= 0");
+    detail::Fail(ErrorCode::kInvalidDescriptor, "MemoryDescriptor: sizeInBytes is " +
+                                                    std::to_string(sizeInBytes) +
+                                                    "; a size must be >= 0");
   }
   if (pointer == 0 && sizeInBytes != 0) {
-    throw Error(ErrorCode::kInvalidDescriptor,
-                "MemoryDescriptor: pointer is null but sizeInBytes is " +
-                    std::to_string(sizeInBytes) + "; a null pointer describes 0 bytes");
+    detail::Fail(ErrorCode::kInvalidDescriptor,
+                 "MemoryDescriptor: pointer is null but sizeInBytes is " +
+                     std::to_string(sizeInBytes) + "; a null pointer describes 0 bytes");
   }
   if (role == nullptr) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "MemoryDescriptor: role is null; give a name such as \"data\"");
+    detail::Fail(ErrorCode::kInvalidArgument,
+                 "MemoryDescriptor: role is null; give a name such as \"data\"");
   }
   role_ = role;  // first: the only step that can throw (bad_alloc), so nothing is half-set
   pointer_ = pointer;
@@ -92,23 +93,23 @@ void MemoryDescriptor::Set(int64_t pointer, int64_t sizeInBytes, const char* mem
 
 void MemoryDescriptor::SetPointer(int64_t pointer) {
   if (pointer == 0 && size_ != 0) {
-    throw Error(ErrorCode::kInvalidDescriptor,
-                "MemoryDescriptor: pointer is null but sizeInBytes is " + std::to_string(size_) +
-                    "; set the size to 0 first, or give a non-null pointer");
+    detail::Fail(ErrorCode::kInvalidDescriptor,
+                 "MemoryDescriptor: pointer is null but sizeInBytes is " + std::to_string(size_) +
+                     "; set the size to 0 first, or give a non-null pointer");
   }
   pointer_ = pointer;
 }
 
 void MemoryDescriptor::SetSizeInBytes(int64_t sizeInBytes) {
   if (sizeInBytes < 0) {
-    throw Error(ErrorCode::kInvalidDescriptor, "MemoryDescriptor: sizeInBytes is " +
-                                                   std::to_string(sizeInBytes) +
-                                                   "; a size must be >= 0");
+    detail::Fail(ErrorCode::kInvalidDescriptor, "MemoryDescriptor: sizeInBytes is " +
+                                                    std::to_string(sizeInBytes) +
+                                                    "; a size must be >= 0");
   }
   if (pointer_ == 0 && sizeInBytes != 0) {
-    throw Error(ErrorCode::kInvalidDescriptor,
-                "MemoryDescriptor: sizeInBytes is " + std::to_string(sizeInBytes) +
-                    " but the pointer is null; set a non-null pointer first");
+    detail::Fail(ErrorCode::kInvalidDescriptor,
+                 "MemoryDescriptor: sizeInBytes is " + std::to_string(sizeInBytes) +
+                     " but the pointer is null; set a non-null pointer first");
   }
   size_ = sizeInBytes;
 }
@@ -121,8 +122,8 @@ const char* MemoryDescriptor::GetMemorySpace() const noexcept { return MemorySpa
 
 void MemoryDescriptor::SetRole(const char* role) {
   if (role == nullptr) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "MemoryDescriptor: role is null; give a name such as \"data\"");
+    detail::Fail(ErrorCode::kInvalidArgument,
+                 "MemoryDescriptor: role is null; give a name such as \"data\"");
   }
   role_ = role;
 }
@@ -180,8 +181,8 @@ bool MemoryDescriptor::TakeRelease(ReleaseFunction& release, void*& context) {
   if (kind_ == HoldKind::kOwner) {
     auto* block = new (std::nothrow) std::shared_ptr<const void>(std::move(owner_));
     if (block == nullptr) {
-      throw Error(ErrorCode::kOutOfMemory,
-                  "MemoryDescriptor::TakeRelease: could not allocate the owner block");
+      detail::Fail(ErrorCode::kOutOfMemory,
+                   "MemoryDescriptor::TakeRelease: could not allocate the owner block");
     }
     kind_ = HoldKind::kNone;
     detail::LedgerHoldTaken();
