@@ -8,6 +8,7 @@
 
 #include "device_check_internal.h"
 #include "dlbridge/error.h"
+#include "dlbridge/testing.h"
 #include "error_internal.h"
 #include "layout_internal.h"
 #include "runtime.h"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "counting.h"
+#include "dlbridge/testing.h"
 
 using dlbridge::DeviceVerification;
 using dlbridge::ErrorCode;

@@ -9,6 +9,7 @@
 
 #include "dlbridge/checker.h"
 #include "dlbridge/device_map.h"
+#include "dlbridge/device_verification.h"
 #include "dlbridge/error.h"
 #include "dlbridge/from_dlpack.h"
 #include "dlbridge/ledger.h"

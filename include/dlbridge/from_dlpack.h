@@ -4,9 +4,9 @@
 
 #include "dlbridge/dlpack_header.h"
 
+#include "dlbridge/device_verification.h"
 #include "dlbridge/export.h"
 #include "dlbridge/metal_resolver.h"
-#include "dlbridge/runtime.h"
 #include "dlbridge/tensor.h"
 
 namespace dlbridge {

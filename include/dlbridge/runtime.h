@@ -2,22 +2,18 @@
 /// GPU runtimes: what dlbridge asks CUDA, HIP and Level Zero about a pointer.
 /// Each runtime is loaded with dlopen on first use (no link-time dependency); a machine with
 /// none of them handles host memory as before. See spec/device-map.md (GPU-*).
+/// GpuRuntime and DeviceVerification are in dlbridge/device_verification.h; dlbridge's test
+/// hooks are in testing/include/dlbridge/testing.h, which is not installed.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "dlbridge/device_verification.h"
 #include "dlbridge/export.h"
 #include "dlbridge/memory_space.h"
 
 namespace dlbridge {
-
-/// The runtimes dlbridge can ask about pointers.
-enum class GpuRuntime : int {
-  kCuda = 0,       ///< The CUDA driver, libcuda.so.1 (entry points through cuGetProcAddress).
-  kHip = 1,        ///< The HIP runtime, `libamdhip64.so.<major>` (7, 6, then 5).
-  kLevelZero = 2,  ///< The oneAPI Level Zero loader, libze_loader.so.1.
-};
 
 /// Whether a runtime can answer pointer queries, and if not, why.
 enum class RuntimeStatus : int {
@@ -48,7 +44,7 @@ enum class PointerKind : int {
   kManaged = 4,           ///< Managed / unified memory (Level Zero: shared USM).
 };
 
-/// What a runtime says about one pointer (QueryPointer, testing::FakeRuntime::Query).
+/// What a runtime says about one pointer (QueryPointer).
 struct PointerInfo {
   /// What the memory is.
   PointerKind kind = PointerKind::kUnknown;
@@ -57,16 +53,6 @@ struct PointerInfo {
   int32_t device_ordinal = -1;
   /// Level Zero only: the ze_device_handle_t zeMemGetAllocProperties reported (may be null).
   void* level_zero_device = nullptr;
-};
-
-/// How import and export check a GPU pointer against what its runtime says.
-enum class DeviceVerification : int {
-  /// Check where the runtime is loaded and has a device; elsewhere accept the labels as given.
-  kWhereAvailable = 0,
-  /// Never ask the runtime when the device id is given (no pointer query at all).
-  kOff = 1,
-  /// Check, and fail when the runtime cannot answer (its status's error).
-  kRequired = 2,
 };
 
 /// "CUDA", "HIP" or "Level Zero".
@@ -90,35 +76,4 @@ DLBRIDGE_API void SetLevelZeroContext(void* context, void* device) noexcept;
 /// `*context` and `*device`; a null output is skipped.
 DLBRIDGE_API void GetLevelZeroContext(void** context, void** device) noexcept;
 
-/// Hooks for dlbridge's own tests; not for production use.
-namespace testing {
-
-/// Pointer queries dlbridge has run (real or fake runtimes), since the process started.
-DLBRIDGE_API uint64_t PointerQueryCount() noexcept;
-
-/// Forgets what was loaded for `runtime`; the next use loads `library` (a file name or path)
-/// instead of the default names, or the defaults (and $DLBRIDGE_<RUNTIME>_LIBRARY) when null.
-DLBRIDGE_API void SetRuntimeLibrary(GpuRuntime runtime, const char* library);
-
-/// How the HIP backend reads hipPointerAttribute_t's memory type under a runtime of
-/// `runtime_major` (ROCm 6 renumbered it).
-DLBRIDGE_API PointerKind HipPointerKind(int runtime_major, int memory_type, bool is_managed);
-
-/// A model of a runtime for tests: answers pointer queries without a GPU.
-class DLBRIDGE_API FakeRuntime {
- public:
-  /// Virtual: a fake may be destroyed through this base.
-  virtual ~FakeRuntime();
-  /// Answers a pointer query as the runtime would. `level_zero_context` is the Level Zero
-  /// context the query runs with (the caller's, else the registered one; may be null).
-  virtual PointerInfo Query(const void* pointer, void* level_zero_context) const = 0;
-  /// Level Zero: the root-device index of a ze_device_handle_t; -1 = unknown (the default).
-  virtual int32_t LevelZeroDeviceIndex(void* device) const;
-};
-
-/// Routes `runtime`'s queries to `fake` (reported as ready); nullptr restores the real one.
-/// The fake must outlive its registration.
-DLBRIDGE_API void SetFakeRuntime(GpuRuntime runtime, const FakeRuntime* fake) noexcept;
-
-}  // namespace testing
 }  // namespace dlbridge

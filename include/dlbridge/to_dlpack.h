@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
+#include "dlbridge/device_verification.h"
 #include "dlbridge/export.h"
-#include "dlbridge/runtime.h"
 #include "dlbridge/tensor.h"
 
 namespace dlbridge {

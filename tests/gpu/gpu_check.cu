@@ -5,6 +5,7 @@
 // Host code only: it compiles with nvcc, or with a C++ compiler against the CUDA runtime.
 #include <cuda_runtime.h>
 #include <dlbridge/dlbridge.h>
+#include <dlbridge/testing.h>  // testing/include: PointerQueryCount
 
 #include <cstdio>
 #include <cstdlib>

@@ -95,7 +95,7 @@ say "built libdlbridge in $(( $(date +%s) - start )) s"
 # 5. The check program: nvcc when present, else the C++ compiler against the CUDA runtime.
 exe=$build/gpu_check
 src=$root/tests/gpu/gpu_check.cu
-flags=(-std=c++17 -O2 -I"$root/include" -I"$dlpack" -L"$lib_dir" -ldlbridge)
+flags=(-std=c++17 -O2 -I"$root/include" -I"$root/testing/include" -I"$dlpack" -L"$lib_dir" -ldlbridge)
 if command -v nvcc >/dev/null 2>&1 || [ -x "$cuda_home/bin/nvcc" ]; then
   nvcc_bin=$(command -v nvcc || echo "$cuda_home/bin/nvcc")
   "$nvcc_bin" "${flags[@]}" -Xlinker -rpath -Xlinker "$lib_dir" "$src" -o "$exe"

@@ -1,0 +1,45 @@
+// dlbridge's test hooks (namespace dlbridge::testing): for dlbridge's own tests, not for
+// production use. Not installed: a build reaches it through the CMake target dlbridge::testing
+// (dlbridge_testing), which links dlbridge. The functions are defined in src/device_map.cpp and
+// exported from libdlbridge like the rest of namespace dlbridge (cmake/dlbridge.map).
+#pragma once
+
+#include <cstdint>
+
+#include "dlbridge/device_verification.h"
+#include "dlbridge/export.h"
+#include "dlbridge/runtime.h"
+
+namespace dlbridge {
+/// Hooks for dlbridge's own tests; not for production use.
+namespace testing {
+
+/// Pointer queries dlbridge has run (real or fake runtimes), since the process started.
+DLBRIDGE_API uint64_t PointerQueryCount() noexcept;
+
+/// Forgets what was loaded for `runtime`; the next use loads `library` (a file name or path)
+/// instead of the default names, or the defaults (and $DLBRIDGE_<RUNTIME>_LIBRARY) when null.
+DLBRIDGE_API void SetRuntimeLibrary(GpuRuntime runtime, const char* library);
+
+/// How the HIP backend reads hipPointerAttribute_t's memory type under a runtime of
+/// `runtime_major` (ROCm 6 renumbered it).
+DLBRIDGE_API PointerKind HipPointerKind(int runtime_major, int memory_type, bool is_managed);
+
+/// A model of a runtime for tests: answers pointer queries without a GPU.
+class DLBRIDGE_API FakeRuntime {
+ public:
+  /// Virtual: a fake may be destroyed through this base.
+  virtual ~FakeRuntime();
+  /// Answers a pointer query as the runtime would. `level_zero_context` is the Level Zero
+  /// context the query runs with (the caller's, else the registered one; may be null).
+  virtual PointerInfo Query(const void* pointer, void* level_zero_context) const = 0;
+  /// Level Zero: the root-device index of a ze_device_handle_t; -1 = unknown (the default).
+  virtual int32_t LevelZeroDeviceIndex(void* device) const;
+};
+
+/// Routes `runtime`'s queries to `fake` (reported as ready); nullptr restores the real one.
+/// The fake must outlive its registration.
+DLBRIDGE_API void SetFakeRuntime(GpuRuntime runtime, const FakeRuntime* fake) noexcept;
+
+}  // namespace testing
+}  // namespace dlbridge
