@@ -1,10 +1,7 @@
-# GPU runtime backends (spec/device-map.md GPU-*): src/runtime_<x>.cpp load their runtime with
-# dlopen on first use, so only the runtime's headers are needed at build time and nothing is
-# linked but the dl library. DLBRIDGE_WITH_<X> defaults to ON when the headers are found; OFF
-# builds a backend that reports "not built".
-set(_dlb_runtime_sources src/runtime.cpp src/runtime_cuda.cpp src/runtime_hip.cpp
-                         src/runtime_level_zero.cpp)
-target_sources(dlbridge PRIVATE ${_dlb_runtime_sources})
+# GPU runtime backends (spec/device-map.md GPU-*): src/runtime_<x>.cpp (listed in the top-level
+# add_library) load their runtime with dlopen on first use, so only the runtime's headers are
+# needed at build time and nothing is linked but the dl library. DLBRIDGE_WITH_<X> defaults to
+# ON when the headers are found; OFF builds a backend that reports "not built".
 target_link_libraries(dlbridge PRIVATE ${CMAKE_DL_LIBS})
 
 find_path(DLBRIDGE_CUDA_INCLUDE_DIR cuda.h

@@ -1,13 +1,10 @@
-// What export and import ask of the GPU runtimes, answered in src/device_map.cpp (the only
-// caller of the runtime backends). spec/device-map.md GPU-*.
+// Device verification: what export and import ask of the GPU runtimes about a pointer,
+// answered in src/device_check.cpp. spec/device-map.md GPU-*.
 #pragma once
 
-#include <dlpack/dlpack.h>
-
-#include <cstdint>
-
+#include "dlbridge/device_verification.h"
+#include "dlbridge/dlpack_header.h"
 #include "dlbridge/memory_space.h"
-#include "dlbridge/runtime.h"
 
 namespace dlbridge {
 namespace detail {
@@ -20,13 +17,11 @@ void CheckExportDevice(const char* where, MemorySpace space, bool type_given, DL
                        const void* pointer, DeviceVerification verify, void* level_zero_context,
                        void* level_zero_device);
 
-/// Import of a GPU device type (kDLCUDA, kDLCUDAManaged, kDLROCM, kDLOneAPI) whose lowest
-/// reached byte is `pointer`: checks kind and ordinal unless `verify` is kOff (GPU-5). Throws.
+/// Import of a device type a GPU runtime owns (DeviceTypeInfo::has_runtime: kDLCUDA,
+/// kDLCUDAManaged, kDLROCM, kDLOneAPI; others return at once) whose lowest reached byte is
+/// `pointer`: checks kind and ordinal unless `verify` is kOff (GPU-5). Throws Error.
 void CheckImportDevice(const char* where, DLDevice device, const void* pointer,
                        DeviceVerification verify, void* level_zero_context);
-
-/// The Level Zero handles to use: the options' when given, else the process-wide ones.
-void LevelZeroHandles(void* option_context, void* option_device, void** context, void** device);
 
 }  // namespace detail
 }  // namespace dlbridge

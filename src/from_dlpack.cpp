@@ -13,6 +13,7 @@
 #include "dlpack_rules.h"
 #include "layout_internal.h"
 #include "reexport_internal.h"
+#include "runtime_internal.h"
 
 namespace dlbridge {
 namespace detail {

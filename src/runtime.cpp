@@ -1,35 +1,162 @@
-// Helpers the runtime backends share: choosing and opening their library.
-#include "runtime.h"
+// The GPU runtime API (include/dlbridge/runtime.h) and the one place that asks a runtime
+// anything (src/runtime_internal.h): each question goes to the runtime's backend
+// (src/runtime_backend_internal.h), or to the fake a test registered for it. Also the test
+// hooks (testing/include/dlbridge/testing.h). spec/device-map.md GPU-*.
+#include "dlbridge/runtime.h"
 
-#include <dlfcn.h>
+#include <atomic>
+#include <string>
 
-#include <cstdlib>
+#include "device_map_internal.h"
+#include "dlbridge/testing.h"
+#include "error_internal.h"
+#include "runtime_backend_internal.h"
+#include "runtime_internal.h"
 
 namespace dlbridge {
+
+using detail::Fail;
+
+namespace {
+
+std::atomic<uint64_t> g_queries{0};
+std::atomic<const testing::FakeRuntime*> g_fakes[detail::kGpuRuntimeCount] = {};
+std::atomic<void*> g_ze_context{nullptr};
+std::atomic<void*> g_ze_device{nullptr};
+
+// One runtime as the checks see it: the real backend, or a test's fake.
+struct Runtime {
+  GpuRuntime which;
+  const testing::FakeRuntime* fake;
+
+  const RuntimeInfo& Info() const {
+    static const RuntimeInfo kFakeInfo{RuntimeStatus::kReady, "fake runtime (tests)", 0, ""};
+    return fake != nullptr ? kFakeInfo : detail::BackendOf(which).Info();
+  }
+  RuntimeStatus Query(const void* pointer, void* context, PointerInfo* info,
+                      std::string* error) const {
+    g_queries.fetch_add(1, std::memory_order_relaxed);
+    if (fake != nullptr) {
+      *info = fake->Query(pointer, context);
+      return RuntimeStatus::kReady;
+    }
+    return detail::BackendOf(which).Query(pointer, context, info, error);
+  }
+  int32_t DeviceIndex(void* device, std::string* error) const {
+    if (fake != nullptr) return fake->LevelZeroDeviceIndex(device);
+    return detail::BackendOf(which).DeviceIndex(device, error);
+  }
+};
+
+Runtime For(GpuRuntime which) {
+  return Runtime{which, g_fakes[detail::RuntimeIndex(which)].load(std::memory_order_acquire)};
+}
+
+}  // namespace
+
 namespace detail {
 
-std::string LibraryOverride(bool has_override, const std::string& override_path,
-                            const char* env_name) {
-  if (has_override) return override_path;
-  const char* env = std::getenv(env_name);
-  return env != nullptr ? std::string(env) : std::string();
-}
-
-void* OpenFirst(const std::vector<std::string>& names, std::string* loaded, std::string* errors) {
-  for (const std::string& name : names) {
-    void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle != nullptr) {
-      *loaded = name;
-      return handle;
-    }
-    const char* why = dlerror();
-    if (!errors->empty()) errors->append("; ");
-    errors->append(why != nullptr ? why : name + ": cannot be loaded");
+ErrorCode CodeFor(RuntimeStatus status) noexcept {
+  switch (status) {
+    case RuntimeStatus::kStubLibrary: return ErrorCode::kStubLibrary;
+    case RuntimeStatus::kNoDevice: return ErrorCode::kNoDevice;
+    case RuntimeStatus::kNotInitialized: return ErrorCode::kRuntimeNotInitialized;
+    default: return ErrorCode::kRuntimeUnavailable;
   }
-  return nullptr;
 }
 
-void* Symbol(void* handle, const char* name) { return dlsym(handle, name); }
+RuntimeAnswer AskRuntime(const char* where, GpuRuntime runtime, const void* pointer,
+                         void* level_zero_context) {
+  const Runtime rt = For(runtime);
+  RuntimeAnswer answer;
+  const RuntimeInfo& info = rt.Info();
+  if (info.status != RuntimeStatus::kReady) {
+    answer.unavailable = &info;
+    return answer;
+  }
+  std::string error;
+  const RuntimeStatus status = rt.Query(pointer, level_zero_context, &answer.pointer, &error);
+  if (status != RuntimeStatus::kReady) Fail(CodeFor(status), std::string(where) + ": " + error);
+  return answer;
+}
+
+int32_t LevelZeroDeviceIndex(void* device, std::string* error) {
+  return For(GpuRuntime::kLevelZero).DeviceIndex(device, error);
+}
+
+void LevelZeroHandles(void* option_context, void* option_device, void** context, void** device) {
+  *context =
+      option_context != nullptr ? option_context : g_ze_context.load(std::memory_order_acquire);
+  *device = option_device != nullptr ? option_device : g_ze_device.load(std::memory_order_acquire);
+}
 
 }  // namespace detail
+
+const char* GpuRuntimeName(GpuRuntime runtime) noexcept {
+  switch (runtime) {
+    case GpuRuntime::kCuda: return "CUDA";
+    case GpuRuntime::kHip: return "HIP";
+    case GpuRuntime::kLevelZero: return "Level Zero";
+  }
+  return "unknown";
+}
+
+RuntimeInfo GetRuntimeInfo(GpuRuntime runtime) { return For(runtime).Info(); }
+
+PointerInfo QueryPointer(MemorySpace space, const void* pointer, void* level_zero_context) {
+  GpuRuntime runtime = GpuRuntime::kCuda;
+  if (!detail::SpaceRuntime(space, &runtime)) {
+    Fail(ErrorCode::kInvalidMemorySpace,
+         std::string("QueryPointer: memory space \"") + MemorySpaceName(space) +
+             "\" has no runtime to ask; accepted: " + detail::GpuSpaceNames());
+  }
+  void* context = nullptr;
+  void* device = nullptr;
+  detail::LevelZeroHandles(level_zero_context, nullptr, &context, &device);
+  if (runtime == GpuRuntime::kLevelZero && context == nullptr) {
+    Fail(ErrorCode::kMissingContext,
+         "QueryPointer: Level Zero needs a context (the argument or SetLevelZeroContext)");
+  }
+  const detail::RuntimeAnswer answer =
+      detail::AskRuntime("QueryPointer", runtime, pointer, context);
+  if (answer.unavailable != nullptr) {
+    Fail(detail::CodeFor(answer.unavailable->status),
+         "QueryPointer: " + answer.unavailable->message);
+  }
+  return answer.pointer;
+}
+
+void SetLevelZeroContext(void* context, void* device) noexcept {
+  g_ze_context.store(context, std::memory_order_release);
+  g_ze_device.store(device, std::memory_order_release);
+}
+
+void GetLevelZeroContext(void** context, void** device) noexcept {
+  if (context != nullptr) *context = g_ze_context.load(std::memory_order_acquire);
+  if (device != nullptr) *device = g_ze_device.load(std::memory_order_acquire);
+}
+
+namespace testing {
+
+uint64_t PointerQueryCount() noexcept { return g_queries.load(std::memory_order_relaxed); }
+
+void SetRuntimeLibrary(GpuRuntime runtime, const char* library) {
+  const int i = static_cast<int>(runtime);
+  if (i < 0 || i >= detail::kGpuRuntimeCount) return;
+  detail::BackendOf(runtime).Reset(library);
+}
+
+PointerKind HipPointerKind(int runtime_major, int memory_type, bool is_managed) {
+  return detail::HipPointerKind(runtime_major, memory_type, is_managed);
+}
+
+FakeRuntime::~FakeRuntime() = default;
+
+int32_t FakeRuntime::LevelZeroDeviceIndex(void*) const { return -1; }
+
+void SetFakeRuntime(GpuRuntime runtime, const FakeRuntime* fake) noexcept {
+  g_fakes[detail::RuntimeIndex(runtime)].store(fake, std::memory_order_release);
+}
+
+}  // namespace testing
 }  // namespace dlbridge

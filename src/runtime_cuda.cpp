@@ -1,6 +1,6 @@
 // The CUDA backend: the driver API, loaded on first use from libcuda.so.1. Entry points come
 // from cuGetProcAddress; types from the toolkit's cuda.h at build time (DLBRIDGE_WITH_CUDA).
-#include "runtime.h"
+#include "runtime_backend_internal.h"
 
 #if DLBRIDGE_WITH_CUDA
 #include <cuda.h>
@@ -23,11 +23,7 @@ using GetProcV2 = CUresult (*)(const char*, void**, int, cuuint64_t,
                                CUdriverProcAddressQueryResult*);
 using GetProcV1 = CUresult (*)(const char*, void**, int, cuuint64_t);
 
-struct CudaState {
-  std::once_flag once;
-  bool has_override = false;
-  std::string override_path;
-  RuntimeInfo info;
+struct CudaState : BackendState {
   decltype(&::cuPointerGetAttributes) pointer_get_attributes = nullptr;
   decltype(&::cuGetErrorName) get_error_name = nullptr;
 
@@ -39,18 +35,14 @@ struct CudaState {
     return "CUresult " + std::to_string(static_cast<int>(r));
   }
 
-  void Fail(RuntimeStatus status, std::string message) {
-    info.status = status;
-    info.message = std::move(message);
-  }
-
   void StubFailure() {
-    Fail(RuntimeStatus::kStubLibrary,
-         "CUDA: " + info.library +
-             " is the CUDA toolkit's link-time stub (CUDA_ERROR_STUB_LIBRARY), not the driver; "
-             "install the NVIDIA driver (it provides libcuda.so.1) or take the toolkit's "
-             "lib64/stubs directory out of LD_LIBRARY_PATH" +
-             kNoIdHint);
+    SetStatus(
+        RuntimeStatus::kStubLibrary,
+        "CUDA: " + info.library +
+            " is the CUDA toolkit's link-time stub (CUDA_ERROR_STUB_LIBRARY), not the driver; "
+            "install the NVIDIA driver (it provides libcuda.so.1) or take the toolkit's "
+            "lib64/stubs directory out of LD_LIBRARY_PATH" +
+            kNoIdHint);
   }
 
   // Maps an initialisation failure onto a status and a message with what to do.
@@ -58,25 +50,27 @@ struct CudaState {
     switch (r) {
       case CUDA_ERROR_STUB_LIBRARY: StubFailure(); return;
       case CUDA_ERROR_NO_DEVICE:
-        Fail(RuntimeStatus::kNoDevice, std::string("CUDA: ") + call + " reports no CUDA device (" +
-                                           ErrorName(r) +
-                                           "); check nvidia-smi and "
-                                           "CUDA_VISIBLE_DEVICES" +
-                                           kNoIdHint);
+        SetStatus(RuntimeStatus::kNoDevice, std::string("CUDA: ") + call +
+                                                " reports no CUDA device (" + ErrorName(r) +
+                                                "); check nvidia-smi and "
+                                                "CUDA_VISIBLE_DEVICES" +
+                                                kNoIdHint);
         return;
       case CUDA_ERROR_NOT_INITIALIZED:
       case CUDA_ERROR_DEINITIALIZED:
-        Fail(RuntimeStatus::kNotInitialized,
-             std::string("CUDA: the driver is not initialised (") + call + ": " + ErrorName(r) +
-                 "); it cannot be used in a child forked from a CUDA process or while the "
-                 "process exits" +
-                 kNoIdHint);
+        SetStatus(RuntimeStatus::kNotInitialized,
+                  std::string("CUDA: the driver is not initialised (") + call + ": " +
+                      ErrorName(r) +
+                      "); it cannot be used in a child forked from a CUDA process or while the "
+                      "process exits" +
+                      kNoIdHint);
         return;
       default:
-        Fail(RuntimeStatus::kFailed, std::string("CUDA: ") + call + " failed (" + ErrorName(r) +
-                                         "); check that the driver matches the kernel module "
-                                         "(nvidia-smi)" +
-                                         kNoIdHint);
+        SetStatus(RuntimeStatus::kFailed, std::string("CUDA: ") + call + " failed (" +
+                                              ErrorName(r) +
+                                              "); check that the driver matches the kernel module "
+                                              "(nvidia-smi)" +
+                                              kNoIdHint);
         return;
     }
   }
@@ -95,9 +89,10 @@ struct CudaState {
     if (r == CUDA_ERROR_STUB_LIBRARY) {
       StubFailure();
     } else {
-      Fail(RuntimeStatus::kFailed,
-           "CUDA: " + info.library + " has no entry point " + name + " (cuGetProcAddress: " +
-               ErrorName(r) + "); the driver is too old or this is not the driver" + kNoIdHint);
+      SetStatus(RuntimeStatus::kFailed, "CUDA: " + info.library + " has no entry point " + name +
+                                            " (cuGetProcAddress: " + ErrorName(r) +
+                                            "); the driver is too old or this is not the driver" +
+                                            kNoIdHint);
     }
     return false;
   }
@@ -109,18 +104,18 @@ struct CudaState {
     void* handle = OpenFirst({chosen.empty() ? kDefaultLibrary : chosen}, &info.library, &errors);
     if (handle == nullptr) {
       info.library = chosen.empty() ? kDefaultLibrary : chosen;
-      Fail(RuntimeStatus::kNotInstalled, "CUDA: the driver library " + info.library +
-                                             " is not installed (" + errors +
-                                             "); install the NVIDIA driver" + kNoIdHint);
+      SetStatus(RuntimeStatus::kNotInstalled, "CUDA: the driver library " + info.library +
+                                                  " is not installed (" + errors +
+                                                  "); install the NVIDIA driver" + kNoIdHint);
       return;
     }
     auto v2 = reinterpret_cast<GetProcV2>(Symbol(handle, "cuGetProcAddress_v2"));
     auto v1 = reinterpret_cast<GetProcV1>(Symbol(handle, "cuGetProcAddress"));
     if (v2 == nullptr && v1 == nullptr) {
-      Fail(RuntimeStatus::kFailed, "CUDA: " + info.library +
-                                       " has no cuGetProcAddress: it is not a CUDA >= 11.3 "
-                                       "driver; update the NVIDIA driver" +
-                                       kNoIdHint);
+      SetStatus(RuntimeStatus::kFailed, "CUDA: " + info.library +
+                                            " has no cuGetProcAddress: it is not a CUDA >= 11.3 "
+                                            "driver; update the NVIDIA driver" +
+                                            kNoIdHint);
       return;
     }
     Entry(v2, v1, "cuGetErrorName", &get_error_name, false);
@@ -144,17 +139,10 @@ struct CudaState {
   }
 };
 
-LazyState<CudaState>& Lazy() {
-  static auto* lazy = new LazyState<CudaState>();  // never destroyed: usable during exit
-  return *lazy;
-}
-
-class CudaBackendImpl final : public Backend {
+class CudaBackendImpl final : public LazyBackend<CudaState> {
  public:
-  const RuntimeInfo& Info() override { return Lazy().Get().info; }
-
   RuntimeStatus Query(const void* pointer, void*, PointerInfo* out, std::string* error) override {
-    CudaState& s = Lazy().Get();
+    CudaState& s = Loaded();
     // cuPointerGetAttributes succeeds for pointers CUDA does not know, leaving type 0. The
     // ordinal is used instead of the context: pool and VMM allocations have a NULL context.
     unsigned int type = 0;
@@ -194,32 +182,19 @@ class CudaBackendImpl final : public Backend {
   }
 };
 
-#else  // !DLBRIDGE_WITH_CUDA
-
-class CudaBackendImpl final : public DisabledBackend {
- public:
-  CudaBackendImpl()
-      : DisabledBackend("libcuda.so.1",
-                        "CUDA: this build of dlbridge has the CUDA backend switched "
-                        "off (DLBRIDGE_WITH_CUDA=OFF); rebuild with the CUDA toolkit's "
-                        "headers, or give the device id (Tensor::device or "
-                        "ExportOptions::device_id)") {}
-};
-
 #endif
 
 }  // namespace
 
-Backend& CudaBackend() {
-  static CudaBackendImpl* backend = new CudaBackendImpl();
-  return *backend;
-}
-
-void ResetCudaBackend(const char* library) {
+Backend* MakeCudaBackend() {
 #if DLBRIDGE_WITH_CUDA
-  Lazy().Reset(library);
+  return new CudaBackendImpl();
 #else
-  (void)library;
+  return new DisabledBackend("libcuda.so.1",
+                             "CUDA: this build of dlbridge has the CUDA backend switched "
+                             "off (DLBRIDGE_WITH_CUDA=OFF); rebuild with the CUDA toolkit's "
+                             "headers, or give the device id (Tensor::device or "
+                             "ExportOptions::device_id)");
 #endif
 }
 

@@ -1,7 +1,7 @@
 // The HIP backend: libamdhip64.so.<major> loaded on first use. Types come from
 // hip/hip_runtime_api.h at build time (DLBRIDGE_WITH_HIP); the memory-type numbering is read
 // from the runtime's own version, since ROCm 6 renumbered it.
-#include "runtime.h"
+#include "runtime_backend_internal.h"
 
 #if DLBRIDGE_WITH_HIP
 #ifndef __HIP_PLATFORM_AMD__
@@ -57,11 +57,7 @@ constexpr const char* kNoIdHint =
 static_assert(offsetof(hipPointerAttribute_t, device) == sizeof(int),
               "hipPointerAttribute_t: the memory type is the first int");
 
-struct HipState {
-  std::once_flag once;
-  bool has_override = false;
-  std::string override_path;
-  RuntimeInfo info;
+struct HipState : BackendState {
   int major = 0;
   decltype(&::hipPointerGetAttributes) pointer_get_attributes = nullptr;
   decltype(&::hipGetErrorName) get_error_name = nullptr;
@@ -69,11 +65,6 @@ struct HipState {
   std::string ErrorName(hipError_t e) const {
     const char* name = get_error_name != nullptr ? get_error_name(e) : nullptr;
     return name != nullptr ? name : "hipError_t " + std::to_string(static_cast<int>(e));
-  }
-
-  void Fail(RuntimeStatus status, std::string message) {
-    info.status = status;
-    info.message = std::move(message);
   }
 
   void Load() {
@@ -88,9 +79,9 @@ struct HipState {
     void* handle = OpenFirst(names, &info.library, &errors);
     if (handle == nullptr) {
       info.library = chosen.empty() ? "libamdhip64.so.{7,6,5}" : chosen;
-      Fail(RuntimeStatus::kNotInstalled,
-           "HIP: the runtime library " + info.library + " is not installed (" + errors +
-               "); install ROCm's HIP runtime (e.g. Debian's libamdhip64-5)" + kNoIdHint);
+      SetStatus(RuntimeStatus::kNotInstalled,
+                "HIP: the runtime library " + info.library + " is not installed (" + errors +
+                    "); install ROCm's HIP runtime (e.g. Debian's libamdhip64-5)" + kNoIdHint);
       return;
     }
     auto runtime_version =
@@ -103,10 +94,10 @@ struct HipState {
         reinterpret_cast<decltype(&::hipGetErrorName)>(Symbol(handle, "hipGetErrorName"));
     if (runtime_version == nullptr || device_count == nullptr ||
         pointer_get_attributes == nullptr) {
-      Fail(RuntimeStatus::kFailed, "HIP: " + info.library +
-                                       " lacks hipRuntimeGetVersion, hipGetDeviceCount or "
-                                       "hipPointerGetAttributes: it is not a HIP runtime" +
-                                       kNoIdHint);
+      SetStatus(RuntimeStatus::kFailed, "HIP: " + info.library +
+                                            " lacks hipRuntimeGetVersion, hipGetDeviceCount or "
+                                            "hipPointerGetAttributes: it is not a HIP runtime" +
+                                            kNoIdHint);
       return;
     }
     // HIP_VERSION = major * 10'000'000 + minor * 100'000 + patch.
@@ -121,38 +112,32 @@ struct HipState {
     int count = 0;
     const hipError_t e = device_count(&count);
     if (e == hipErrorNoDevice || (e == hipSuccess && count == 0)) {
-      Fail(RuntimeStatus::kNoDevice,
-           "HIP: the runtime (version " + std::to_string(info.version) + ") reports no AMD GPU (" +
-               ErrorName(e) + "); check rocminfo, /dev/kfd access and HIP_VISIBLE_DEVICES" +
-               kNoIdHint);
+      SetStatus(RuntimeStatus::kNoDevice,
+                "HIP: the runtime (version " + std::to_string(info.version) +
+                    ") reports no AMD GPU (" + ErrorName(e) +
+                    "); check rocminfo, /dev/kfd access and HIP_VISIBLE_DEVICES" + kNoIdHint);
       return;
     }
     if (e == hipErrorNotInitialized || e == hipErrorInsufficientDriver) {
-      Fail(RuntimeStatus::kNotInitialized,
-           "HIP: the runtime could not be initialised (" + ErrorName(e) +
-               "); the amdgpu kernel driver is missing or too old for this runtime" + kNoIdHint);
+      SetStatus(RuntimeStatus::kNotInitialized,
+                "HIP: the runtime could not be initialised (" + ErrorName(e) +
+                    "); the amdgpu kernel driver is missing or too old for this runtime" +
+                    kNoIdHint);
       return;
     }
     if (e != hipSuccess) {
-      Fail(RuntimeStatus::kFailed,
-           "HIP: hipGetDeviceCount failed (" + ErrorName(e) + ")" + kNoIdHint);
+      SetStatus(RuntimeStatus::kFailed,
+                "HIP: hipGetDeviceCount failed (" + ErrorName(e) + ")" + kNoIdHint);
       return;
     }
     info.status = RuntimeStatus::kReady;
   }
 };
 
-LazyState<HipState>& Lazy() {
-  static auto* lazy = new LazyState<HipState>();
-  return *lazy;
-}
-
-class HipBackendImpl final : public Backend {
+class HipBackendImpl final : public LazyBackend<HipState> {
  public:
-  const RuntimeInfo& Info() override { return Lazy().Get().info; }
-
   RuntimeStatus Query(const void* pointer, void*, PointerInfo* out, std::string* error) override {
-    HipState& s = Lazy().Get();
+    HipState& s = Loaded();
     hipPointerAttribute_t attributes;
     std::memset(&attributes, 0, sizeof attributes);
     const hipError_t e = s.pointer_get_attributes(&attributes, pointer);
@@ -180,31 +165,18 @@ class HipBackendImpl final : public Backend {
   }
 };
 
-#else  // !DLBRIDGE_WITH_HIP
-
-class HipBackendImpl final : public DisabledBackend {
- public:
-  HipBackendImpl()
-      : DisabledBackend("libamdhip64.so",
-                        "HIP: this build of dlbridge has the HIP backend switched off "
-                        "(DLBRIDGE_WITH_HIP=OFF); rebuild with the HIP headers, or give "
-                        "the device id (Tensor::device or ExportOptions::device_id)") {}
-};
-
 #endif
 
 }  // namespace
 
-Backend& HipBackend() {
-  static HipBackendImpl* backend = new HipBackendImpl();
-  return *backend;
-}
-
-void ResetHipBackend(const char* library) {
+Backend* MakeHipBackend() {
 #if DLBRIDGE_WITH_HIP
-  Lazy().Reset(library);
+  return new HipBackendImpl();
 #else
-  (void)library;
+  return new DisabledBackend("libamdhip64.so",
+                             "HIP: this build of dlbridge has the HIP backend switched off "
+                             "(DLBRIDGE_WITH_HIP=OFF); rebuild with the HIP headers, or give "
+                             "the device id (Tensor::device or ExportOptions::device_id)");
 #endif
 }
 

@@ -1,7 +1,7 @@
 // The Level Zero backend: the oneAPI loader libze_loader.so.1, loaded on first use. Types
 // come from level_zero/ze_api.h at build time (DLBRIDGE_WITH_LEVEL_ZERO). Pointers are only
 // meaningful with the context the caller supplies.
-#include "runtime.h"
+#include "runtime_backend_internal.h"
 
 #if DLBRIDGE_WITH_LEVEL_ZERO
 #include <level_zero/ze_api.h>
@@ -28,22 +28,13 @@ std::string ResultText(ze_result_t r) {
   return buf;
 }
 
-struct LevelZeroState {
-  std::once_flag once;
-  bool has_override = false;
-  std::string override_path;
-  RuntimeInfo info;
+struct LevelZeroState : BackendState {
   decltype(&::zeDriverGet) driver_get = nullptr;
   decltype(&::zeDeviceGet) device_get = nullptr;
   decltype(&::zeDeviceGetSubDevices) sub_devices = nullptr;
   decltype(&::zeMemGetAllocProperties) alloc_properties = nullptr;
   // Root devices in driver order, then zeDeviceGet order (spec GPU-7); filled at load.
   std::vector<ze_device_handle_t> roots;
-
-  void Fail(RuntimeStatus status, std::string message) {
-    info.status = status;
-    info.message = std::move(message);
-  }
 
   void Load() {
     const std::string chosen =
@@ -52,9 +43,9 @@ struct LevelZeroState {
     void* handle = OpenFirst({chosen.empty() ? kDefaultLibrary : chosen}, &info.library, &errors);
     if (handle == nullptr) {
       info.library = chosen.empty() ? kDefaultLibrary : chosen;
-      Fail(RuntimeStatus::kNotInstalled,
-           "Level Zero: the loader " + info.library + " is not installed (" + errors +
-               "); install the oneAPI Level Zero loader (e.g. Debian's libze1)" + kNoIdHint);
+      SetStatus(RuntimeStatus::kNotInstalled,
+                "Level Zero: the loader " + info.library + " is not installed (" + errors +
+                    "); install the oneAPI Level Zero loader (e.g. Debian's libze1)" + kNoIdHint);
       return;
     }
     auto init = reinterpret_cast<decltype(&::zeInit)>(Symbol(handle, "zeInit"));
@@ -68,35 +59,36 @@ struct LevelZeroState {
         Symbol(handle, "zeMemGetAllocProperties"));
     if (init == nullptr || driver_get == nullptr || device_get == nullptr ||
         sub_devices == nullptr || alloc_properties == nullptr) {
-      Fail(RuntimeStatus::kFailed, "Level Zero: " + info.library +
-                                       " lacks zeInit, zeDriverGet, zeDeviceGet or "
-                                       "zeMemGetAllocProperties: it is not a Level Zero loader" +
-                                       kNoIdHint);
+      SetStatus(RuntimeStatus::kFailed,
+                "Level Zero: " + info.library +
+                    " lacks zeInit, zeDriverGet, zeDeviceGet or "
+                    "zeMemGetAllocProperties: it is not a Level Zero loader" +
+                    kNoIdHint);
       return;
     }
     const ze_result_t r = init(0);
     if (r == ZE_RESULT_ERROR_UNINITIALIZED) {
       // What the loader answers when it finds no driver.
-      Fail(RuntimeStatus::kNoDevice,
-           "Level Zero: the loader " + info.library +
-               " found no driver (zeInit: ZE_RESULT_ERROR_UNINITIALIZED); install a GPU "
-               "driver with Level Zero support (e.g. intel-level-zero-gpu)" +
-               kNoIdHint);
+      SetStatus(RuntimeStatus::kNoDevice,
+                "Level Zero: the loader " + info.library +
+                    " found no driver (zeInit: ZE_RESULT_ERROR_UNINITIALIZED); install a GPU "
+                    "driver with Level Zero support (e.g. intel-level-zero-gpu)" +
+                    kNoIdHint);
       return;
     }
     if (r != ZE_RESULT_SUCCESS) {
-      Fail(RuntimeStatus::kNotInitialized, "Level Zero: zeInit failed (" + ResultText(r) +
-                                               "); check the driver installation "
-                                               "and ZE_ENABLE_* / ZE_AFFINITY_MASK settings" +
-                                               kNoIdHint);
+      SetStatus(RuntimeStatus::kNotInitialized, "Level Zero: zeInit failed (" + ResultText(r) +
+                                                    "); check the driver installation "
+                                                    "and ZE_ENABLE_* / ZE_AFFINITY_MASK settings" +
+                                                    kNoIdHint);
       return;
     }
     uint32_t driver_count = 0;
     if (driver_get(&driver_count, nullptr) != ZE_RESULT_SUCCESS || driver_count == 0) {
-      Fail(RuntimeStatus::kNoDevice,
-           std::string("Level Zero: zeDriverGet reports no driver; install a GPU "
-                       "driver with Level Zero support") +
-               kNoIdHint);
+      SetStatus(RuntimeStatus::kNoDevice,
+                std::string("Level Zero: zeDriverGet reports no driver; install a GPU "
+                            "driver with Level Zero support") +
+                    kNoIdHint);
       return;
     }
     std::vector<ze_driver_handle_t> drivers(driver_count);
@@ -114,9 +106,10 @@ struct LevelZeroState {
       roots.insert(roots.end(), devices.begin(), devices.begin() + n);
     }
     if (roots.empty()) {
-      Fail(RuntimeStatus::kNoDevice, std::string("Level Zero: the drivers report no device; check "
-                                                 "ZE_AFFINITY_MASK and the GPU driver") +
-                                         kNoIdHint);
+      SetStatus(RuntimeStatus::kNoDevice,
+                std::string("Level Zero: the drivers report no device; check "
+                            "ZE_AFFINITY_MASK and the GPU driver") +
+                    kNoIdHint);
       return;
     }
     info.status = RuntimeStatus::kReady;
@@ -141,18 +134,11 @@ struct LevelZeroState {
   }
 };
 
-LazyState<LevelZeroState>& Lazy() {
-  static auto* lazy = new LazyState<LevelZeroState>();
-  return *lazy;
-}
-
-class LevelZeroBackendImpl final : public Backend {
+class LevelZeroBackendImpl final : public LazyBackend<LevelZeroState> {
  public:
-  const RuntimeInfo& Info() override { return Lazy().Get().info; }
-
   RuntimeStatus Query(const void* pointer, void* context, PointerInfo* out,
                       std::string* error) override {
-    LevelZeroState& s = Lazy().Get();
+    LevelZeroState& s = Loaded();
     ze_memory_allocation_properties_t properties{};
     properties.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
     properties.pNext = nullptr;
@@ -181,7 +167,7 @@ class LevelZeroBackendImpl final : public Backend {
   }
 
   int32_t DeviceIndex(void* device, std::string* error) override {
-    const int32_t index = Lazy().Get().RootIndex(static_cast<ze_device_handle_t>(device));
+    const int32_t index = Loaded().RootIndex(static_cast<ze_device_handle_t>(device));
     if (index < 0) {
       *error = "Level Zero: the device handle is not a device (or sub-device) of any driver";
     }
@@ -189,32 +175,19 @@ class LevelZeroBackendImpl final : public Backend {
   }
 };
 
-#else  // !DLBRIDGE_WITH_LEVEL_ZERO
-
-class LevelZeroBackendImpl final : public DisabledBackend {
- public:
-  LevelZeroBackendImpl()
-      : DisabledBackend("libze_loader.so.1",
-                        "Level Zero: this build of dlbridge has the Level Zero backend "
-                        "switched off (DLBRIDGE_WITH_LEVEL_ZERO=OFF); rebuild with the "
-                        "Level Zero headers, or give the device id (Tensor::device or "
-                        "ExportOptions::device_id)") {}
-};
-
 #endif
 
 }  // namespace
 
-Backend& LevelZeroBackend() {
-  static LevelZeroBackendImpl* backend = new LevelZeroBackendImpl();
-  return *backend;
-}
-
-void ResetLevelZeroBackend(const char* library) {
+Backend* MakeLevelZeroBackend() {
 #if DLBRIDGE_WITH_LEVEL_ZERO
-  Lazy().Reset(library);
+  return new LevelZeroBackendImpl();
 #else
-  (void)library;
+  return new DisabledBackend("libze_loader.so.1",
+                             "Level Zero: this build of dlbridge has the Level Zero backend "
+                             "switched off (DLBRIDGE_WITH_LEVEL_ZERO=OFF); rebuild with the "
+                             "Level Zero headers, or give the device id (Tensor::device or "
+                             "ExportOptions::device_id)");
 #endif
 }
 

@@ -18,6 +18,7 @@
 #include "dlpack_rules.h"
 #include "ledger_internal.h"
 #include "reexport_internal.h"
+#include "runtime_internal.h"
 
 namespace dlbridge {
 namespace {

@@ -1,12 +1,14 @@
 /// @file
-/// How memory spaces map to DLPack device types, both ways. Every answer comes from one
-/// table in src/device_map.cpp; spec/device-map.md gives the reason for each row.
+/// How memory spaces map to DLPack device types, both ways. Every answer comes from the two
+/// tables in src/device_map.cpp (one row per memory space, one per DLPack device type), which
+/// hold every per-device fact as a column; spec/device-map.md gives the reason for each row.
 #pragma once
 
 #include "dlbridge/dlpack_header.h"
 
 #include <cstdint>
 
+#include "dlbridge/device_verification.h"
 #include "dlbridge/export.h"
 #include "dlbridge/memory_space.h"
 
@@ -20,15 +22,29 @@ enum class DeviceImport : int {
   kRejected = 3,       ///< No memory space can describe it.
 };
 
-/// One row of the device table.
+/// One row of the device table: every fact dlbridge knows about one DLPack device type.
 struct DeviceTypeInfo {
   int32_t device_type;  ///< The DLDeviceType value.
   const char* name;     ///< Its enumerator name, e.g. "kDLCUDAHost".
   DeviceImport import;  ///< What FromDLPack does with it.
   MemorySpace space;    ///< The space it imports as (kSpace, kNeedsContext, kNeedsResolver).
   bool exported;        ///< Whether a descriptor of `space` may export with this type.
-  bool id_is_zero;      ///< CPU-like types whose device_id is always 0.
-  const char* reason;   ///< Why the row is what it is (used in error messages).
+  /// The device-id rule: true for CPU-like types whose device_id is always 0; false for
+  /// types whose device_id is a device ordinal (>= 0).
+  bool id_is_zero;
+  /// Whether `data` is a host address the CPU may read as it is: the types that import as
+  /// "host" (kDLCPU, kDLCUDAHost, kDLROCMHost).
+  bool host_addressable;
+  /// Whether a GPU runtime owns the type's pointers and can verify them (`runtime`): the
+  /// types of the GPU spaces (kDLCUDA, kDLCUDAManaged, kDLROCM, kDLOneAPI).
+  bool has_runtime;
+  /// The GPU runtime that owns the type; meaningful only when has_runtime is true.
+  GpuRuntime runtime;
+  /// The device type of the runtime's pinned host memory (kDLCUDAHost for CUDA, kDLROCMHost
+  /// for ROCm); 0 where the runtime has none (Level Zero: host USM stays kDLOneAPI) or the
+  /// type has no runtime.
+  int32_t pinned_host_type;
+  const char* reason;  ///< Why the row is what it is (used in error messages).
 };
 
 /// The row for a device type, or nullptr when this build does not know the value.

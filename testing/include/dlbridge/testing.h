@@ -1,6 +1,6 @@
 // dlbridge's test hooks (namespace dlbridge::testing): for dlbridge's own tests, not for
 // production use. Not installed: a build reaches it through the CMake target dlbridge::testing
-// (dlbridge_testing), which links dlbridge. The functions are defined in src/device_map.cpp and
+// (dlbridge_testing), which links dlbridge. The functions are defined in src/runtime.cpp and
 // exported from libdlbridge like the rest of namespace dlbridge (cmake/dlbridge.map).
 #pragma once
 

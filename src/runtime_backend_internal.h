@@ -1,13 +1,17 @@
 // The backend interface: one implementation per GPU runtime (src/runtime_cuda.cpp,
-// src/runtime_hip.cpp, src/runtime_level_zero.cpp). Only src/device_map.cpp uses it.
+// src/runtime_hip.cpp, src/runtime_level_zero.cpp), and what they share (defined in
+// src/runtime_backend.cpp): the registry, the lazy state and the library loading. Only
+// src/runtime.cpp asks the backends anything.
 #pragma once
 
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "dlbridge/device_verification.h"
 #include "dlbridge/runtime.h"
 
 namespace dlbridge {
@@ -29,6 +33,9 @@ class Backend {
     *error = "not a Level Zero runtime";
     return -1;
   }
+  /// Tests (testing::SetRuntimeLibrary): forgets what was loaded; the next use loads
+  /// `library`, or the default names when null. A backend that loads nothing ignores it.
+  virtual void Reset(const char* library) { (void)library; }
 };
 
 /// A backend switched off at configure time: every answer says so, and what to do instead.
@@ -46,13 +53,22 @@ class DisabledBackend : public Backend {
   RuntimeInfo info_;
 };
 
-/// The real backend of each runtime (a DisabledBackend when configured off).
-Backend& CudaBackend();
-Backend& HipBackend();
-Backend& LevelZeroBackend();
-void ResetCudaBackend(const char* library);
-void ResetHipBackend(const char* library);
-void ResetLevelZeroBackend(const char* library);
+/// Each backend file's factory (src/runtime_<x>.cpp): its backend, or a DisabledBackend
+/// saying how to get one when the backend is configured off. Called once, by BackendOf.
+Backend* MakeCudaBackend();
+Backend* MakeHipBackend();
+Backend* MakeLevelZeroBackend();
+
+/// How many GpuRuntime values there are, and the index of one (out-of-range values: 0, CUDA).
+constexpr int kGpuRuntimeCount = 3;
+inline int RuntimeIndex(GpuRuntime runtime) noexcept {
+  const int i = static_cast<int>(runtime);
+  return i >= 0 && i < kGpuRuntimeCount ? i : 0;
+}
+
+/// The backend of `runtime` (RuntimeIndex), made on first use and never destroyed, so that it
+/// stays usable while the process exits.
+Backend& BackendOf(GpuRuntime runtime);
 
 /// HIP's memory type as of the runtime's major version: ROCm 6 renumbered hipMemoryType
 /// (src/runtime_hip.cpp; spec GPU-6).
@@ -68,9 +84,23 @@ std::string LibraryOverride(bool has_override, const std::string& override_path,
 void* OpenFirst(const std::vector<std::string>& names, std::string* loaded, std::string* errors);
 void* Symbol(void* handle, const char* name);
 
-/// One-time lazy state of a backend, replaceable by tests. State needs a `std::once_flag
-/// once`, `bool has_override`, `std::string override_path`, and `void Load()`. Old states
-/// are kept (a thread may still hold a reference); dlopen'ed handles are never closed.
+/// What every backend's lazily loaded state holds; a backend's state derives from it and adds
+/// its entry points and `void Load()`, which fills `info`.
+struct BackendState {
+  std::once_flag once;
+  bool has_override = false;  ///< testing::SetRuntimeLibrary named a library
+  std::string override_path;
+  RuntimeInfo info;
+  /// Records why the runtime cannot answer, and what to do about it.
+  void SetStatus(RuntimeStatus status, std::string message) {
+    info.status = status;
+    info.message = std::move(message);
+  }
+};
+
+/// One-time lazy state of a backend, replaceable by tests. State derives from BackendState and
+/// has `void Load()`. Old states are kept (a thread may still hold a reference); dlopen'ed
+/// handles are never closed.
 template <class State>
 class LazyState {
  public:
@@ -97,6 +127,21 @@ class LazyState {
   std::mutex mutex_;
   std::atomic<State*> current_{nullptr};
   std::vector<std::unique_ptr<State>> all_;
+};
+
+/// A backend whose runtime is loaded on first use into a State (see LazyState); the backend
+/// file adds Query (and DeviceIndex), reading the loaded state through Loaded().
+template <class State>
+class LazyBackend : public Backend {
+ public:
+  const RuntimeInfo& Info() final { return lazy_.Get().info; }
+  void Reset(const char* library) final { lazy_.Reset(library); }
+
+ protected:
+  State& Loaded() { return lazy_.Get(); }
+
+ private:
+  LazyState<State> lazy_;
 };
 
 }  // namespace detail

@@ -1,0 +1,16 @@
+// The memory space names as text for messages (src/memory_space.cpp).
+#pragma once
+
+#include <string>
+
+#include "dlbridge/memory_space.h"
+
+namespace dlbridge {
+namespace detail {
+
+/// The names of the spaces `keep` accepts (every space when null), quoted and in table order:
+/// "\"host\", \"cuda\", \"hip\", \"level_zero\"". For "accepted: ..." messages.
+std::string SpaceNameList(bool (*keep)(MemorySpace space) = nullptr);
+
+}  // namespace detail
+}  // namespace dlbridge

@@ -1,0 +1,46 @@
+// What the runtime backends share (src/runtime_backend_internal.h): the registry of the three
+// backends, and choosing and opening their library.
+#include <dlfcn.h>
+
+#include <cstdlib>
+
+#include "runtime_backend_internal.h"
+
+namespace dlbridge {
+namespace detail {
+
+std::string LibraryOverride(bool has_override, const std::string& override_path,
+                            const char* env_name) {
+  if (has_override) return override_path;
+  const char* env = std::getenv(env_name);
+  return env != nullptr ? std::string(env) : std::string();
+}
+
+void* OpenFirst(const std::vector<std::string>& names, std::string* loaded, std::string* errors) {
+  for (const std::string& name : names) {
+    void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle != nullptr) {
+      *loaded = name;
+      return handle;
+    }
+    const char* why = dlerror();
+    if (!errors->empty()) errors->append("; ");
+    errors->append(why != nullptr ? why : name + ": cannot be loaded");
+  }
+  return nullptr;
+}
+
+void* Symbol(void* handle, const char* name) { return dlsym(handle, name); }
+
+Backend& BackendOf(GpuRuntime runtime) {
+  static_assert(static_cast<int>(GpuRuntime::kCuda) == 0 &&
+                    static_cast<int>(GpuRuntime::kHip) == 1 &&
+                    static_cast<int>(GpuRuntime::kLevelZero) == kGpuRuntimeCount - 1,
+                "kBackends is indexed by GpuRuntime");
+  static Backend* const kBackends[kGpuRuntimeCount] = {MakeCudaBackend(), MakeHipBackend(),
+                                                       MakeLevelZeroBackend()};
+  return *kBackends[RuntimeIndex(runtime)];
+}
+
+}  // namespace detail
+}  // namespace dlbridge

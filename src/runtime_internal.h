@@ -1,0 +1,43 @@
+// What the device checks (src/device_check.cpp) ask of the GPU runtimes, answered by
+// src/runtime.cpp: the real backend, or the test fake registered for that runtime.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dlbridge/device_verification.h"
+#include "dlbridge/error.h"
+#include "dlbridge/runtime.h"
+
+namespace dlbridge {
+namespace detail {
+
+/// The Error code for a runtime that cannot answer (or whose query failed) with `status`.
+ErrorCode CodeFor(RuntimeStatus status) noexcept;
+
+/// What AskRuntime found out.
+struct RuntimeAnswer {
+  /// The runtime's state when it cannot answer (status not kReady), for the caller to decide
+  /// what that means; null when it answered.
+  const RuntimeInfo* unavailable = nullptr;
+  /// What the runtime says the pointer is (only when it answered).
+  PointerInfo pointer;
+};
+
+/// The ask-the-runtime sequence of every pointer check: loads `runtime` on first use (or
+/// takes its test fake), and, when it is ready, asks it what `pointer` is (counted by
+/// testing::PointerQueryCount). Throws Error(CodeFor(status), "<where>: <why>") when the query
+/// itself fails.
+RuntimeAnswer AskRuntime(const char* where, GpuRuntime runtime, const void* pointer,
+                         void* level_zero_context);
+
+/// Level Zero: the root-device index of a ze_device_handle_t (spec GPU-7), from the runtime or
+/// its test fake; -1, with `*error` saying why where the runtime says, when unknown.
+int32_t LevelZeroDeviceIndex(void* device, std::string* error);
+
+/// The Level Zero handles to use: the options' when given, else the process-wide ones
+/// (SetLevelZeroContext).
+void LevelZeroHandles(void* option_context, void* option_device, void** context, void** device);
+
+}  // namespace detail
+}  // namespace dlbridge
