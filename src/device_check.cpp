@@ -73,12 +73,12 @@ bool AskAbout(const char* where, Side side, DeviceVerification verify, GpuRuntim
   return true;
 }
 
-}  // namespace
-
-void CheckExportDevice(const char* where, MemorySpace space, bool type_given, DLDevice* device,
-                       const void* pointer, DeviceVerification verify, void* level_zero_context,
-                       void* level_zero_device) {
-  if (space == MemorySpace::kHost) return;
+// CheckExportDevice for a GPU space. Out of line, so that a host export (every export of
+// host memory) returns from CheckExportDevice without this function's frame.
+[[gnu::noinline]] void CheckGpuExportDevice(const char* where, MemorySpace space, bool type_given,
+                                            DLDevice* device, const void* pointer,
+                                            DeviceVerification verify, void* level_zero_context,
+                                            void* level_zero_device) {
   // The resolved type is a type of `space` (the caller checked), so its runtime is the space's.
   const DeviceTypeInfo* row = FindDeviceType(device->device_type);
   const bool need_id = !row->id_is_zero && device->device_id < 0;
@@ -165,6 +165,16 @@ void CheckExportDevice(const char* where, MemorySpace space, bool type_given, DL
              std::to_string(ordinal) + "; give " + std::to_string(ordinal) +
              " or leave the id unset to take it from the pointer");
   }
+}
+
+}  // namespace
+
+void CheckExportDevice(const char* where, MemorySpace space, bool type_given, DLDevice* device,
+                       const void* pointer, DeviceVerification verify, void* level_zero_context,
+                       void* level_zero_device) {
+  if (space == MemorySpace::kHost) return;  // host memory has no runtime to ask
+  CheckGpuExportDevice(where, space, type_given, device, pointer, verify, level_zero_context,
+                       level_zero_device);
 }
 
 void CheckImportDevice(const char* where, DLDevice device, const void* pointer,

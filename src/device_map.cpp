@@ -11,13 +11,18 @@
 namespace dlbridge {
 namespace {
 
-// Indexed by MemorySpace: the device type each space exports as when the caller names none.
-constexpr DLDeviceType kSpaceDefaultType[] = {kDLCPU, kDLCUDA, kDLROCM, kDLOneAPI};
-constexpr int kSpaceCount =
-    static_cast<int>(sizeof(kSpaceDefaultType) / sizeof(kSpaceDefaultType[0]));
-static_assert(static_cast<int>(MemorySpace::kHost) == 0 &&
-                  static_cast<int>(MemorySpace::kLevelZero) == kSpaceCount - 1,
-              "kSpaceDefaultType is indexed by MemorySpace");
+// The device type each space exports as when the caller names none.
+struct SpaceRow {
+  MemorySpace space;
+  DLDeviceType default_type;
+};
+
+constexpr SpaceRow kSpaces[] = {
+    {MemorySpace::kHost, kDLCPU},
+    {MemorySpace::kCuda, kDLCUDA},
+    {MemorySpace::kHip, kDLROCM},
+    {MemorySpace::kLevelZero, kDLOneAPI},
+};
 
 // The runtime columns of a row: whether a GPU runtime owns the type, which, and that
 // runtime's pinned-host device type.
@@ -132,9 +137,9 @@ constexpr bool TablesAgree() {
       if (row.has_runtime && other.space == row.space && other.runtime != row.runtime) return false;
     }
   }
-  for (int s = 0; s < kSpaceCount; ++s) {
-    const DeviceTypeInfo* row = Lookup(kSpaceDefaultType[s]);
-    if (row == nullptr || !row->exported || row->space != static_cast<MemorySpace>(s)) return false;
+  for (const SpaceRow& space : kSpaces) {
+    const DeviceTypeInfo* row = Lookup(space.default_type);
+    if (row == nullptr || !row->exported || row->space != space.space) return false;
   }
   return true;
 }
@@ -152,8 +157,10 @@ const char* DeviceTypeName(int32_t device_type) noexcept {
 }
 
 DLDeviceType DefaultDeviceType(MemorySpace space) noexcept {
-  const int i = static_cast<int>(space);
-  return i >= 0 && i < kSpaceCount ? kSpaceDefaultType[i] : kDLCPU;
+  for (const SpaceRow& row : kSpaces) {
+    if (row.space == space) return row.default_type;
+  }
+  return kDLCPU;
 }
 
 bool DeviceTypeMatchesSpace(int32_t device_type, MemorySpace space) noexcept {
@@ -169,10 +176,11 @@ const DeviceTypeInfo* DeviceTable(int* count) noexcept {
 namespace detail {
 
 bool SpaceRuntime(MemorySpace space, GpuRuntime* runtime) noexcept {
-  const int i = static_cast<int>(space);
-  if (i < 0 || i >= kSpaceCount) return false;
-  const DeviceTypeInfo* row = Lookup(kSpaceDefaultType[i]);
-  if (!row->has_runtime) return false;
+  const DeviceTypeInfo* row = nullptr;
+  for (const SpaceRow& s : kSpaces) {
+    if (s.space == space) row = Lookup(s.default_type);
+  }
+  if (row == nullptr || !row->has_runtime) return false;
   if (runtime != nullptr) *runtime = row->runtime;
   return true;
 }

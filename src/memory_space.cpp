@@ -11,12 +11,17 @@
 namespace dlbridge {
 namespace {
 
-// Indexed by MemorySpace.
-constexpr const char* kSpaceNames[] = {"host", "cuda", "hip", "level_zero"};
-constexpr int kSpaceCount = static_cast<int>(sizeof(kSpaceNames) / sizeof(kSpaceNames[0]));
-static_assert(static_cast<int>(MemorySpace::kHost) == 0 &&
-                  static_cast<int>(MemorySpace::kLevelZero) == kSpaceCount - 1,
-              "kSpaceNames is indexed by MemorySpace");
+struct SpaceName {
+  MemorySpace space;
+  const char* name;
+};
+
+constexpr SpaceName kSpaceNames[] = {
+    {MemorySpace::kHost, "host"},
+    {MemorySpace::kCuda, "cuda"},
+    {MemorySpace::kHip, "hip"},
+    {MemorySpace::kLevelZero, "level_zero"},
+};
 
 }  // namespace
 
@@ -24,10 +29,10 @@ namespace detail {
 
 std::string SpaceNameList(bool (*keep)(MemorySpace space)) {
   std::string list;
-  for (int i = 0; i < kSpaceCount; ++i) {
-    if (keep != nullptr && !keep(static_cast<MemorySpace>(i))) continue;
+  for (const SpaceName& row : kSpaceNames) {
+    if (keep != nullptr && !keep(row.space)) continue;
     if (!list.empty()) list += ", ";
-    list += std::string("\"") + kSpaceNames[i] + "\"";
+    list += std::string("\"") + row.name + "\"";
   }
   return list;
 }
@@ -35,17 +40,20 @@ std::string SpaceNameList(bool (*keep)(MemorySpace space)) {
 }  // namespace detail
 
 const char* MemorySpaceName(MemorySpace space) noexcept {
-  const int i = static_cast<int>(space);
-  return i >= 0 && i < kSpaceCount ? kSpaceNames[i] : "unknown";
+  for (const SpaceName& row : kSpaceNames) {
+    if (row.space == space) return row.name;
+  }
+  return "unknown";
 }
 
-MemorySpace ParseMemorySpace(const char* name) {
+namespace {
+
+// Why `name` is not a space name (null, "metal", or unknown). Out of line and cold, so that
+// parsing a valid name pays nothing for the messages.
+[[noreturn, gnu::cold, gnu::noinline]] void FailSpaceName(const char* name) {
   if (name == nullptr) {
     detail::Fail(ErrorCode::kInvalidMemorySpace,
                  "memory space is null; accepted: " + detail::SpaceNameList());
-  }
-  for (int i = 0; i < kSpaceCount; ++i) {
-    if (std::strcmp(kSpaceNames[i], name) == 0) return static_cast<MemorySpace>(i);
   }
   if (std::strcmp(name, "metal") == 0) {
     detail::Fail(ErrorCode::kInvalidMemorySpace,
@@ -53,9 +61,20 @@ MemorySpace ParseMemorySpace(const char* name) {
                  "as \"host\" (it is unified memory); private-storage Metal memory has no "
                  "host-readable pointer and cannot be described");
   }
-  detail::Fail(ErrorCode::kInvalidMemorySpace, std::string("memory space \"") + name +
-                                                   "\" is unknown; accepted: " +
-                                                   detail::SpaceNameList());
+  detail::Fail(ErrorCode::kInvalidMemorySpace,
+               std::string("memory space \"") + name +
+                   "\" is unknown; accepted: " + detail::SpaceNameList());
+}
+
+}  // namespace
+
+MemorySpace ParseMemorySpace(const char* name) {
+  if (name != nullptr) {
+    for (const SpaceName& row : kSpaceNames) {
+      if (std::strcmp(row.name, name) == 0) return row.space;
+    }
+  }
+  FailSpaceName(name);
 }
 
 }  // namespace dlbridge
