@@ -19,7 +19,8 @@ set(DLBRIDGE_DLPACK_INCLUDE_DIR "" CACHE PATH
 option(DLBRIDGE_INSTALL_DLPACK "Install the DLPack header with dlbridge (include/dlbridge/dlpack-1)" ON)
 set(DLBRIDGE_DLPACK_INSTALL_SUBDIR "dlbridge/dlpack-1")
 
-set(_dlb_dlpack_how_to_get
+# One string (string(CONCAT), not set(): its "; " would split a list).
+string(CONCAT _dlb_dlpack_how_to_get
     "Get a DLPack >= 1.0 header in one of these ways: run scripts/setup (it extracts Debian's "
     "1.3 header into .deps/); or configure with -DDLBRIDGE_DLPACK_INCLUDE_DIR=<dir holding "
     "dlpack/dlpack.h>; or install a DLPack >= 1.0 package and point CMAKE_PREFIX_PATH at it. "
@@ -32,7 +33,7 @@ if(DLBRIDGE_DLPACK_INCLUDE_DIR)
   set(_dlb_dlpack_source "DLBRIDGE_DLPACK_INCLUDE_DIR")
   if(NOT EXISTS "${_dlb_dlpack_include}/dlpack/dlpack.h")
     string(CONCAT _msg "dlbridge: DLBRIDGE_DLPACK_INCLUDE_DIR='${_dlb_dlpack_include}' holds no "
-                       "dlpack/dlpack.h. " ${_dlb_dlpack_how_to_get})
+                       "dlpack/dlpack.h. " "${_dlb_dlpack_how_to_get}")
     message(FATAL_ERROR "${_msg}")
   endif()
 else()
@@ -64,7 +65,7 @@ foreach(_dir IN LISTS _dlb_dlpack_include)
 endforeach()
 if(NOT _dlb_dlpack_header)
   string(CONCAT _msg "dlbridge: no DLPack header (dlpack/dlpack.h) was found. "
-                     ${_dlb_dlpack_how_to_get})
+                     "${_dlb_dlpack_how_to_get}")
   message(FATAL_ERROR "${_msg}")
 endif()
 
@@ -96,7 +97,7 @@ if(NOT DLBRIDGE_DLPACK_MAJOR STREQUAL "1")
   endif()
   string(CONCAT _msg "dlbridge needs a DLPack >= 1.0 header, but ${_dlb_dlpack_header} (from "
                      "${_dlb_dlpack_source}) is ${_dlb_found}; 0.x headers have no versioned "
-                     "tensors. " ${_dlb_dlpack_how_to_get})
+                     "tensors. " "${_dlb_dlpack_how_to_get}")
   message(FATAL_ERROR "${_msg}")
 endif()
 message(STATUS "dlbridge: DLPack header ${DLBRIDGE_DLPACK_MAJOR}.${DLBRIDGE_DLPACK_MINOR} at "

@@ -23,7 +23,10 @@ if(CASE STREQUAL "old_header")
                      "-DDLBRIDGE_DLPACK_INCLUDE_DIR=${WORK}/old")
   expect_in("${RUN_OUTPUT}" "dlbridge needs a DLPack >= 1.0 header" "the refusal")
   expect_in("${RUN_OUTPUT}" "DLPack 0\\.6" "the version found")
-  expect_in("${RUN_OUTPUT}" "${WORK}/old/dlpack/dlpack.h" "the header's path")
+  string(FIND "${RUN_OUTPUT}" "${WORK}/old/dlpack/dlpack.h" _at)  # a path, not a regex
+  if(_at EQUAL -1)
+    message(FATAL_ERROR "expected the header's path ${WORK}/old/dlpack/dlpack.h in the output")
+  endif()
 elseif(CASE STREQUAL "no_header")
   run_expect_failure("${CMAKE_COMMAND}" -S "${_src}" -B "${WORK}/build" ${_options}
                      -DCMAKE_FIND_USE_CMAKE_SYSTEM_PATH=OFF
@@ -33,5 +36,5 @@ elseif(CASE STREQUAL "no_header")
 else()
   message(FATAL_ERROR "configure_refusal.cmake: unknown CASE ${CASE}")
 endif()
-expect_in("${RUN_OUTPUT}" "run scripts/setup" "how to get a header")
+expect_in("${RUN_OUTPUT}" "run scripts/setup[^;]*;[ \n]+or[ \n]+configure" "how to get a header")
 expect_in("${RUN_OUTPUT}" "DLBRIDGE_DLPACK_INCLUDE_DIR" "the variable to set")
