@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "checked_math_internal.h"
+#include "device_map_internal.h"
 #include "dlbridge/checker.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/dlpack_header.h"
@@ -414,8 +415,7 @@ const DeviceTypeInfo* CheckDevice(Sink& sink, DLDevice device) {
     sink.Report(Rule::kDeviceType, [&] {
       return "device_type " + std::to_string(device.device_type) +
              " is unknown to this build (DLPack " + HeaderVersion() +
-             "); accepted: kDLCPU, kDLCUDA, kDLCUDAHost, kDLROCM, kDLROCMHost, kDLCUDAManaged, "
-             "kDLOneAPI (with a context), kDLMetal (with a resolver)";
+             "); accepted: " + AcceptedImportDeviceTypes();
     });
     return nullptr;
   }
@@ -463,9 +463,8 @@ bool ComputeSpan(Sink& sink, DLDataType dtype, uint64_t flags, int32_t ndim, con
     empty = empty || extent == 0;
     if (countOverflowAt < 0 && MulOverflows(count, extent, &count)) countOverflowAt = i;
     int64_t reach = 0;
-    if (reachOverflowAt < 0 &&
-        (MulOverflows(strides[i], extent - 1, &reach) ||
-         AddOverflows(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi))) {
+    if (reachOverflowAt < 0 && (MulOverflows(strides[i], extent - 1, &reach) ||
+                                AddOverflows(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi))) {
       reachOverflowAt = i;
     }
   }
@@ -485,9 +484,8 @@ bool ComputeSpan(Sink& sink, DLDataType dtype, uint64_t flags, int32_t ndim, con
   if (reachOverflowAt >= 0) {  // IMP-10
     const int32_t i = reachOverflowAt;
     sink.Report(Rule::kOverflow, [&] {
-      return "strides[" + std::to_string(i) + "] = " + std::to_string(strides[i]) +
-             " with shape[" + std::to_string(i) + "] = " + std::to_string(shape[i]) +
-             " reaches past int64";
+      return "strides[" + std::to_string(i) + "] = " + std::to_string(strides[i]) + " with shape[" +
+             std::to_string(i) + "] = " + std::to_string(shape[i]) + " reaches past int64";
     });
     return false;
   }
