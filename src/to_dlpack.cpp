@@ -1,4 +1,6 @@
-// Export: Tensor -> DLManagedTensorVersioned / DLManagedTensor, one allocation each.
+// Export: Tensor -> DLManagedTensorVersioned / DLManagedTensor, one allocation each. Every
+// export is the unchanged-import fast path, or the checks (Check) and then the block
+// (Allocate, Fill); ExportPlan (src/export_plan.cpp) runs the same two halves apart.
 #include "dlbridge/to_dlpack.h"
 
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
 #include "dlpack_rules.h"
+#include "export_internal.h"
 #include "ledger_internal.h"
 #include "reexport_internal.h"
 #include "runtime_internal.h"
@@ -26,27 +29,34 @@ namespace {
 using detail::Fail;
 
 // Everything one export needs, in one block: the managed struct first (so the deleter's
-// `self` is the block), then the hold, then shape and strides.
+// `self` is the block), then the keep-alive (a release or an owner reference) and how the
+// block is freed, then shape and strides.
 template <class Managed>
 struct ExportBlock {
   Managed managed;
   ReleaseFunction release;
   void* context;
+  void (*deallocate)(void* block);  // null: std::free
   std::shared_ptr<const void> owner;
   // int64_t dims[2 * ndim] follow the block.
 
   int64_t* Dims() noexcept { return reinterpret_cast<int64_t*>(this + 1); }
 
-  // Reads only the block's own fields, never the DLTensor (a consumer may have changed it).
-  // Ledger builds first ask whether `self` is a live export: a second call returns here.
+  // Reads only the block's own fields, never the DLTensor (a consumer may have changed it):
+  // EXP-12. Ledger builds first ask whether `self` is a live export: a second call returns.
   static void Delete(Managed* self) {
     if (self == nullptr) return;
     if (!detail::LedgerExportDeleting(self, std::is_same_v<Managed, DLManagedTensor>)) return;
     auto* block = reinterpret_cast<ExportBlock*>(self);
     ReleaseFunction release = block->release;
     void* context = block->context;
+    void (*deallocate)(void*) = block->deallocate;
     block->~ExportBlock();
-    std::free(block);
+    if (deallocate != nullptr) {
+      deallocate(block);
+    } else {
+      std::free(block);
+    }
     if (release != nullptr) release(context);
   }
 };
@@ -119,9 +129,9 @@ uint64_t PublishedFlags(const Tensor& tensor, const ExportOptions& options) {
   return flags;
 }
 
-// The checks of both exports; returns the flags to publish and fills span.
-uint64_t CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
-                     bool legacy, DLDevice* device, detail::ByteSpan* span) {
+// The checks of both exports (detail::CheckExport).
+detail::ExportFacts Check(const char* where, const Tensor& tensor, const ExportOptions& options,
+                          bool legacy) {
   detail::CheckFlagsOrThrow(where, tensor.flags, "Tensor::flags");  // EXP-13
   const uint64_t flags = PublishedFlags(tensor, options);
   if (legacy && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {  // EXP-7
@@ -138,17 +148,19 @@ uint64_t CheckExport(const char* where, const Tensor& tensor, const ExportOption
                                        " cannot be said in a legacy DLManagedTensor; use "
                                        "ToDLPackVersioned");
   }
-  *device = ResolveDevice(where, tensor, options);
-  *span = detail::ComputeSpanOrThrow(where, layout.Dtype(), flags, layout.Ndim(),
-                                     layout.Shape().data, layout.Strides().data);
-  if (span->count > 0) {  // EXP-9: the layout lies inside the buffer
+  detail::ExportFacts facts;
+  facts.flags = flags;
+  facts.device = ResolveDevice(where, tensor, options);
+  const detail::ByteSpan span = detail::ComputeSpanOrThrow(
+      where, layout.Dtype(), flags, layout.Ndim(), layout.Shape().data, layout.Strides().data);
+  if (span.count > 0) {  // EXP-9: the layout lies inside the buffer
     const int64_t size = tensor.descriptor.GetSizeInBytes();
     int64_t start = 0;
     int64_t end = 0;
     const bool overflow =
         layout.ByteOffset() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-        detail::AddOverflows(static_cast<int64_t>(layout.ByteOffset()), span->low, &start) ||
-        detail::AddOverflows(start, span->bytes, &end);
+        detail::AddOverflows(static_cast<int64_t>(layout.ByteOffset()), span.low, &start) ||
+        detail::AddOverflows(start, span.bytes, &end);
     if (overflow || start < 0 || end > size) {
       Fail(ErrorCode::kOutOfBounds,
            std::string(where) + ": the layout reaches bytes [" +
@@ -157,8 +169,11 @@ uint64_t CheckExport(const char* where, const Tensor& tensor, const ExportOption
                ") from the pointer (byte offset " + std::to_string(layout.ByteOffset()) +
                ") but the descriptor describes [0, " + std::to_string(size) + ")");
     }
+    // EXP-6: data and byte_offset only for a tensor with elements.
+    facts.data = reinterpret_cast<void*>(static_cast<intptr_t>(tensor.descriptor.GetPointer()));
+    facts.byte_offset = layout.ByteOffset();
   }
-  return flags;
+  return facts;
 }
 
 // An unchanged re-export hands back the tensor FromDLPack consumed. It is checked before the
@@ -208,6 +223,63 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed* original,
 }
 
 template <class Managed>
+void* Allocate(const char* where, int32_t ndim, const ExportAllocator& allocator) {
+  const size_t bytes =
+      sizeof(ExportBlock<Managed>) + sizeof(int64_t) * 2 * static_cast<size_t>(ndim);
+  void* memory = allocator.allocate != nullptr ? allocator.allocate(bytes) : std::malloc(bytes);
+  if (memory == nullptr) {
+    Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not allocate the export block");
+  }
+  if (!detail::LedgerExportCreated(memory)) {  // ledger builds only; always true otherwise
+    if (allocator.deallocate != nullptr) {
+      allocator.deallocate(memory);
+    } else {
+      std::free(memory);
+    }
+    Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not record the export block");
+  }
+  return memory;
+}
+
+template <class Managed>
+Managed* Fill(void* memory, const detail::ExportFacts& facts, const TensorLayout& layout,
+              KeepAlive keepAlive, std::shared_ptr<const void>&& owner,
+              const ExportAllocator& allocator) noexcept {
+  using Block = ExportBlock<Managed>;
+  Block* block = new (memory) Block{};
+  Managed& m = block->managed;
+  if constexpr (!std::is_same_v<Managed, DLManagedTensor>) {
+    m.version.major = 1;  // EXP-4
+    m.version.minor = DLPACK_MINOR_VERSION;
+    m.flags = facts.flags;
+  }
+  DLTensor& t = m.dl_tensor;
+  const int32_t ndim = layout.Ndim();
+  t.data = facts.data;
+  t.device = facts.device;
+  t.ndim = ndim;
+  t.dtype = layout.Dtype();
+  if (ndim > 0) {  // EXP-5: strides always written out
+    int64_t* dims = block->Dims();
+    std::memcpy(dims, layout.Shape().data, sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
+    t.shape = dims;
+    t.strides = dims + ndim;
+  }
+  t.byte_offset = facts.byte_offset;
+  block->deallocate = allocator.deallocate;
+  if (owner) {
+    block->owner = std::move(owner);
+    m.manager_ctx = block;
+  } else {
+    block->release = keepAlive.release;
+    block->context = keepAlive.context;
+    m.manager_ctx = keepAlive.context;
+  }
+  m.deleter = &Block::Delete;
+  return &m;
+}
+
+template <class Managed>
 Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options) {
   constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
   MemoryDescriptor& descriptor = tensor.descriptor;
@@ -221,56 +293,56 @@ Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options)
     }
   }
 
-  DLDevice device{};
-  detail::ByteSpan span;
-  const uint64_t flags = CheckExport(where, tensor, options, kLegacy, &device, &span);
-
-  using Block = ExportBlock<Managed>;
-  const int32_t ndim = tensor.layout.Ndim();
-  void* memory = std::malloc(sizeof(Block) + sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
-  if (memory == nullptr) {
-    Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not allocate the export block");
-  }
-  if (!detail::LedgerExportCreated(memory)) {  // ledger builds only; always true otherwise
-    std::free(memory);
-    Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not record the export block");
-  }
+  // Prepare, then emit with the tensor's hold moved in (what ExportPlan does with a
+  // keep-alive of the caller's).
+  const detail::ExportFacts facts = Check(where, tensor, options, kLegacy);
+  void* memory = Allocate<Managed>(where, tensor.layout.Ndim(), ExportAllocator{});
   // Nothing below can fail: the hold moves only once the export is certain.
-  Block* block = new (memory) Block{};
-  Managed& m = block->managed;
-  if constexpr (!kLegacy) {
-    m.version.major = 1;
-    m.version.minor = DLPACK_MINOR_VERSION;
-    m.flags = flags;
-  }
-  DLTensor& t = m.dl_tensor;
-  t.device = device;
-  t.ndim = ndim;
-  t.dtype = tensor.layout.Dtype();
-  if (ndim > 0) {
-    int64_t* dims = block->Dims();
-    std::memcpy(dims, tensor.layout.Shape().data, sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
-    t.shape = dims;
-    t.strides = dims + ndim;
-  }
-  if (span.count > 0) {
-    t.data = reinterpret_cast<void*>(static_cast<intptr_t>(descriptor.GetPointer()));
-    t.byte_offset = tensor.layout.ByteOffset();
-  }
+  KeepAlive keepAlive;
+  std::shared_ptr<const void> owner;
   if (detail::DescriptorAccess::HoldsOwner(descriptor)) {
-    block->owner = detail::DescriptorAccess::TakeOwner(descriptor);
-    m.manager_ctx = block;
+    owner = detail::DescriptorAccess::TakeOwner(descriptor);
   } else if (descriptor.GetRelease() != nullptr) {
-    block->release = descriptor.GetRelease();
-    block->context = descriptor.GetReleaseContext();
-    m.manager_ctx = block->context;
+    keepAlive = KeepAlive{descriptor.GetRelease(), descriptor.GetReleaseContext()};
     detail::DescriptorAccess::Disarm(descriptor);
   }
-  m.deleter = &Block::Delete;
-  return &m;
+  return Fill<Managed>(memory, facts, tensor.layout, keepAlive, std::move(owner),
+                       ExportAllocator{});
 }
 
 }  // namespace
+
+namespace detail {
+
+ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
+                        bool legacy) {
+  return Check(where, tensor, options, legacy);
+}
+
+template <class Managed>
+void* AllocateExport(const char* where, int32_t ndim, const ExportAllocator& allocator) {
+  return Allocate<Managed>(where, ndim, allocator);
+}
+
+template <class Managed>
+Managed* FillExport(void* memory, const ExportFacts& facts, const TensorLayout& layout,
+                    KeepAlive keep_alive, std::shared_ptr<const void> owner,
+                    const ExportAllocator& allocator) noexcept {
+  return Fill<Managed>(memory, facts, layout, keep_alive, std::move(owner), allocator);
+}
+
+template void* AllocateExport<DLManagedTensorVersioned>(const char*, int32_t,
+                                                        const ExportAllocator&);
+template void* AllocateExport<DLManagedTensor>(const char*, int32_t, const ExportAllocator&);
+template DLManagedTensorVersioned* FillExport<DLManagedTensorVersioned>(
+    void*, const ExportFacts&, const TensorLayout&, KeepAlive, std::shared_ptr<const void>,
+    const ExportAllocator&) noexcept;
+template DLManagedTensor* FillExport<DLManagedTensor>(void*, const ExportFacts&,
+                                                      const TensorLayout&, KeepAlive,
+                                                      std::shared_ptr<const void>,
+                                                      const ExportAllocator&) noexcept;
+
+}  // namespace detail
 
 DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor, const ExportOptions& options) {
   return Export<DLManagedTensorVersioned>("ToDLPackVersioned", tensor, options);

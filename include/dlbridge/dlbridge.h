@@ -11,6 +11,7 @@
 #include "dlbridge/device_map.h"
 #include "dlbridge/device_verification.h"
 #include "dlbridge/error.h"
+#include "dlbridge/export_plan.h"
 #include "dlbridge/from_dlpack.h"
 #include "dlbridge/ledger.h"
 #include "dlbridge/memory_descriptor.h"
