@@ -1,5 +1,6 @@
 # Finds a DLPack >= 1.0 header, provides dlpack::dlpack for the build, and decides how an
-# installed dlbridge finds it again (spec/package.md PKG-1..PKG-4).
+# installed dlbridge finds it again (spec/package.md: PKG-3 and PKG-4 are enforced here; the
+# install interface below serves the install rules, see PKG-1).
 #
 # Where the header comes from, first match wins:
 #   1. DLBRIDGE_DLPACK_INCLUDE_DIR (a directory holding dlpack/dlpack.h);
@@ -63,7 +64,7 @@ foreach(_dir IN LISTS _dlb_dlpack_include)
     break()
   endif()
 endforeach()
-if(NOT _dlb_dlpack_header)
+if(NOT _dlb_dlpack_header)  # PKG-4: no header anywhere stops configure, saying how to get one
   string(CONCAT _msg "dlbridge: no DLPack header (dlpack/dlpack.h) was found. "
                      "${_dlb_dlpack_how_to_get}")
   message(FATAL_ERROR "${_msg}")
@@ -86,7 +87,7 @@ foreach(_line IN LISTS _dlb_dlpack_lines)
     set(_dlb_dlpack_legacy "${CMAKE_MATCH_1}")
   endif()
 endforeach()
-if(NOT DLBRIDGE_DLPACK_MAJOR STREQUAL "1")
+if(NOT DLBRIDGE_DLPACK_MAJOR STREQUAL "1")  # PKG-3: the version is the header's macros'
   if(_dlb_dlpack_legacy)
     math(EXPR _dlb_legacy_minor "${_dlb_dlpack_legacy} / 10")
     set(_dlb_found "DLPack 0.${_dlb_legacy_minor} (DLPACK_VERSION ${_dlb_dlpack_legacy})")

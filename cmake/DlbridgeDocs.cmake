@@ -2,7 +2,8 @@
 # docs/mainpage.md and docs/dlpack_header.dox; HTML in <build>/docs/api/html. Not in `all`.
 #   DLBRIDGE_BUILD_DOCS   ON by default when dlbridge is the top-level project and doxygen is
 #                         found; ON without doxygen is a configure error.
-#   DLBRIDGE_DOCS_WERROR  Doxygen warnings (undocumented public API included) fail the build.
+#   DLBRIDGE_DOCS_WERROR  Doxygen warnings (undocumented public API included) fail the build
+#                         (PKG-6: every public entity of include/dlbridge/ is documented).
 # scripts/docs builds it the way CI does (warnings as errors).
 
 # Script mode: the checks Doxygen 1.9.4 does not make, run by the target around doxygen.

@@ -16,6 +16,7 @@ if(DLBRIDGE_INSTALL_DLPACK)
   install(FILES "${DLBRIDGE_DLPACK_HEADER_DIR}/dlpack/dlpack.h"
           DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/${DLBRIDGE_DLPACK_INSTALL_SUBDIR}/dlpack")
 endif()
+# C-21: find_package(dlbridge CONFIG) gives dlbridge::dlbridge (C++ and C, shared and static).
 install(EXPORT dlbridgeTargets NAMESPACE dlbridge:: DESTINATION ${DLBRIDGE_CMAKE_DIR})
 export(EXPORT dlbridgeTargets NAMESPACE dlbridge:: FILE "${PROJECT_BINARY_DIR}/dlbridgeTargets.cmake")
 install(FILES LICENSE DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/dlbridge")
@@ -41,6 +42,7 @@ set(DLBRIDGE_PC_DL_LIBS "")
 foreach(_lib IN LISTS CMAKE_DL_LIBS)
   string(APPEND DLBRIDGE_PC_DL_LIBS " -l${_lib}")
 endforeach()
+# C-24: the .pc file's prefix is relative to its own directory, so it works wherever it is put.
 file(RELATIVE_PATH DLBRIDGE_PC_PREFIX_FROM_PCDIR "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig"
      "${CMAKE_INSTALL_PREFIX}")
 string(REGEX REPLACE "/$" "" DLBRIDGE_PC_PREFIX_FROM_PCDIR "${DLBRIDGE_PC_PREFIX_FROM_PCDIR}")

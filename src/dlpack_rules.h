@@ -28,7 +28,7 @@ namespace detail {
 /// Every structural rule. Import/export IDs are in spec/validation.md, CONF-* in
 /// spec/conformance.md.
 enum class Rule : uint8_t {
-  kNull,                // IMP-1, CONF-NULL
+  kNull,                // CONF-NULL (the importer's null check: see IMP-3)
   kVersionMajor,        // IMP-4, CONF-VERSION-MAJOR
   kVersionMinorNewer,   // IMP-5, CONF-VERSION-MINOR (accepted; a note)
   kDeleterNull,         // CONF-DELETER-NULL (accepted; a note)
@@ -43,13 +43,13 @@ enum class Rule : uint8_t {
   kDtypeCode,           // IMP-12, EXP-13, CONF-DTYPE-CODE
   kDtypeLanes,          // IMP-12, EXP-13, CONF-DTYPE-LANES
   kDtypeBits,           // IMP-12, EXP-13, CONF-DTYPE-BITS
-  kDeviceType,          // IMP-16, CONF-DEVICE-TYPE
-  kDeviceIdZero,        // CONF-DEVICE-ID (import normalises the id to 0 instead: DEV-3)
-  kDeviceIdNegative,    // IMP-16, CONF-DEVICE-ID
+  kDeviceType,          // CONF-DEVICE-TYPE (import: see DEV-1)
+  kDeviceIdZero,        // CONF-DEVICE-ID (import normalises the id to 0 instead: see DEV-3)
+  kDeviceIdNegative,    // CONF-DEVICE-ID (import: HOST-35)
   kDataNull,            // IMP-11, CONF-DATA-NULL
   kDataZeroSize,        // IMP-11, CONF-DATA-ZERO-SIZE (accepted; a note)
   kAlign,               // CONF-ALIGN (accepted; a note)
-  kOverflow,            // IMP-10, EXP-9, CONF-OVERFLOW
+  kOverflow,            // IMP-10, CONF-OVERFLOW (export: see EXP-9)
   kSubbyteBoundary,     // IMP-13, CONF-SUBBYTE-BOUNDARY
 };
 
@@ -249,12 +249,12 @@ void CheckDtype(Sink& sink, DLDataType dtype, uint64_t flags);
 template <class Sink>
 bool CheckShape(Sink& sink, const DLTensor& t, bool null_strides_allowed, bool versioned);
 
-/// IMP-16: the device type is one this build knows; device_id >= 0 where an id counts, and
+/// The device type is one this build knows (see DEV-1); device_id >= 0 where an id counts, and
 /// (the checker only) 0 where it does not. Returns the row, or nullptr when unknown.
 template <class Sink>
 const DeviceTypeInfo* CheckDevice(Sink& sink, DLDevice device);
 
-/// IMP-10, IMP-13, EXP-9: the span of ndim extents (>= 0) and strides (non-NULL when
+/// IMP-10, IMP-13 (export: see EXP-9): the span of ndim extents (>= 0) and strides (non-NULL when
 /// ndim > 0), every product and sum checked for int64 overflow. False on a violation.
 template <class Sink>
 bool ComputeSpan(Sink& sink, DLDataType dtype, uint64_t flags, int32_t ndim, const int64_t* shape,
@@ -286,7 +286,7 @@ bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t star
 template <class Sink>
 void CheckAlignment(Sink& sink, uintptr_t base, uint64_t byte_offset);
 
-/// The throwing forms the exporter uses (EXP-13, EXP-9): ThrowSink(where) over the rules above.
+/// The throwing forms the exporter uses (EXP-13; see EXP-9): ThrowSink(where) over the rules above.
 void CheckFlagsOrThrow(const char* where, uint64_t flags, const char* field);
 void CheckDtypeOrThrow(const char* where, DLDataType dtype);
 ByteSpan ComputeSpanOrThrow(const char* where, DLDataType dtype, uint64_t flags, int32_t ndim,
@@ -411,7 +411,7 @@ bool CheckShape(Sink& sink, const DLTensor& t, bool null_strides_allowed, bool v
 template <class Sink>
 const DeviceTypeInfo* CheckDevice(Sink& sink, DLDevice device) {
   const DeviceTypeInfo* row = FindDeviceType(static_cast<int32_t>(device.device_type));
-  if (row == nullptr) {  // IMP-16, CONF-DEVICE-TYPE
+  if (row == nullptr) {  // CONF-DEVICE-TYPE (import: see DEV-1)
     sink.Report(Rule::kDeviceType, [&] {
       return "device_type " + std::to_string(device.device_type) +
              " is unknown to this build (DLPack " + HeaderVersion() +
@@ -419,12 +419,12 @@ const DeviceTypeInfo* CheckDevice(Sink& sink, DLDevice device) {
     });
     return nullptr;
   }
-  if (row->id_is_zero && device.device_id != 0) {  // CONF-DEVICE-ID (import: DEV-3 sets 0)
+  if (row->id_is_zero && device.device_id != 0) {  // CONF-DEVICE-ID (import: see DEV-3)
     sink.Report(Rule::kDeviceIdZero, [&] {
       return "device_id is " + std::to_string(device.device_id) + " for " + row->name +
              "; the header sets it to 0 for CPU, pinned and managed memory";
     });
-  } else if (!row->id_is_zero && device.device_id < 0) {  // IMP-16, CONF-DEVICE-ID
+  } else if (!row->id_is_zero && device.device_id < 0) {  // CONF-DEVICE-ID (import: HOST-35)
     sink.Report(Rule::kDeviceIdNegative, [&] {
       return "device_id is " + std::to_string(device.device_id) + " for " + row->name +
              "; accepted: >= 0";

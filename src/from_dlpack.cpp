@@ -79,7 +79,9 @@ Checked CheckRules(const ThrowSink& sink, const Managed& managed, const ImportOp
   return checked;
 }
 
-// Step 2, the device: can this build describe memory of this type (IMP-16, IMP-17, DEV-*)?
+// Step 2, the device: can this build describe memory of this type? Every known type as the
+// device table decides (DEV-1: rejected types here, unknown ones in CheckDevice), kDLOneAPI
+// with a context (IMP-16), kDLMetal through a resolver (IMP-17).
 struct DeviceRoute {
   void* zeContext = nullptr;
   const MetalResolver* resolver = nullptr;
@@ -115,7 +117,7 @@ DeviceRoute RouteDevice(const char* where, const DeviceTypeInfo& row,
   return route;
 }
 
-// Metal: the shared-storage buffer's host contents stand for its handle (DEV-7).
+// Metal: the shared-storage buffer's host contents stand for its handle (IMP-17).
 uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* handle,
                        int64_t start, int64_t bytes) {
   const uintptr_t base = reinterpret_cast<uintptr_t>(handle);
@@ -145,7 +147,7 @@ uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* h
 template <class Managed>
 Tensor Import(const char* where, Managed* managed, const ImportOptions& options) {
   constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
-  if (managed == nullptr) {  // IMP-1
+  if (managed == nullptr) {  // IMP-3: nothing to consume
     Fail(ErrorCode::kInvalidArgument, std::string(where) + ": the managed tensor is null");
   }
   ConsumeOnFailure<Managed> guard{managed};  // IMP-2: from here on, every failure consumes
@@ -174,7 +176,7 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
     uintptr_t pointer = 0;
     detail::CheckAddress(sink, base, t.byte_offset, checked.start, checked.span, &pointer);
     if (route.resolver == nullptr && checked.row->space != MemorySpace::kHost) {
-      // GPU-5: the pointer's runtime must agree with the device (unless verification is off).
+      // The pointer's runtime must agree with the device unless verification is off (see GPU-5).
       detail::CheckImportDevice(where, t.device, reinterpret_cast<const void*>(pointer),
                                 options.verify_device, route.zeContext);
     }
@@ -184,7 +186,7 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
   } else {
     result.descriptor.SetMemorySpace(checked.row->space);
   }
-  if (managed->deleter != nullptr) {
+  if (managed->deleter != nullptr) {  // IMP-1: the deleter becomes the release; IMP-3: or none
     constexpr ReleaseFunction kRelease =
         kLegacy ? &detail::ReleaseImportedLegacy : &detail::ReleaseImportedVersioned;
     detail::DescriptorAccess::Arm(result.descriptor, kRelease, managed);

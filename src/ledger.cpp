@@ -39,10 +39,12 @@ LedgerState& State() {
 
 namespace detail {
 
+// LED-2: one count of descriptor holds, changed at each hold transition.
 void LedgerHoldSet() noexcept { g_holds.fetch_add(1, std::memory_order_relaxed); }
 void LedgerHoldTaken() noexcept { g_holds.fetch_sub(1, std::memory_order_relaxed); }
 void LedgerHoldDropped() noexcept { g_holds.fetch_sub(1, std::memory_order_relaxed); }
 
+// LED-3: an export counts from its block's registration until its deleter runs.
 bool LedgerExportCreated(const void* block) noexcept {
   LedgerState& state = State();
   try {
@@ -60,10 +62,12 @@ bool LedgerExportDeleting(const void* block, bool legacy) noexcept {
   const uintptr_t key = reinterpret_cast<uintptr_t>(block);
   {
     std::lock_guard<std::mutex> lock(state.mutex);
+    // THR-7: one erase under the lock, so of two racing calls exactly one frees the export.
     if (state.live.erase(key) == 1) {
       g_exports.fetch_sub(1, std::memory_order_relaxed);
       return true;
     }
+    // LED-4: a second call (or one on a block that was never ours) is reported and ignored.
     if (state.reports.size() < kMaxReports) {
       try {
         state.reports.push_back(DoubleDeleteReport{key, legacy});
@@ -104,7 +108,7 @@ void ClearDoubleDeleteReports() noexcept {
   g_double_deletes.store(0, std::memory_order_relaxed);
 }
 
-#else  // !DLBRIDGE_LEDGER
+#else  // !DLBRIDGE_LEDGER. LED-5: disabled, every count 0, no reports.
 
 bool LedgerEnabled() noexcept { return false; }
 LedgerCounts GetLedgerCounts() noexcept { return LedgerCounts{}; }

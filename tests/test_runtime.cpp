@@ -223,7 +223,7 @@ TEST_CASE("GPU-2 the CUDA toolkit's stub library is recognised and named") {
 #endif
 }
 
-TEST_CASE("GPU-3 the Level Zero loader without a driver reports no driver") {
+TEST_CASE("GPU-7 the Level Zero loader without a driver reports no driver") {
   RuntimeReset reset;
 #if !DLBRIDGE_TEST_WITH_LEVEL_ZERO || !defined(DLBRIDGE_TEST_ZE_INSTALLED)
   MESSAGE("Level Zero backend off or libze_loader.so.1 not installed (Debian: libze1)");
@@ -267,7 +267,7 @@ TEST_CASE("GPU-3 the Level Zero loader without a driver reports no driver") {
 #endif
 }
 
-TEST_CASE("GPU-4 a HIP runtime without a device reports no device") {
+TEST_CASE("GPU-7 a HIP runtime without a device reports no device") {
   RuntimeReset reset;
 #if !DLBRIDGE_TEST_WITH_HIP || !defined(DLBRIDGE_TEST_HIP_INSTALLED)
   MESSAGE("HIP backend off or libamdhip64 not installed (Debian: libamdhip64-dev)");

@@ -276,6 +276,7 @@ CALLS = [  # single keywords first: a TypeError on one of them says the keyword 
      {"max_version": (1, 3), "stream": None, "dl_device": None, "copy": None}),
 ]
 _CHECKER_RULES = dlbridge._checker_rules()
+# PYP-STREAM, PYP-MAX-VERSION: each keyword alone must be accepted (a TypeError is the finding).
 _KEYWORD_RULE = {"stream": "PYP-STREAM", "max_version": "PYP-MAX-VERSION",
                  "dl_device": "PYP-DL-DEVICE", "copy": "PYP-COPY"}
 
@@ -295,7 +296,7 @@ def _run_checker(results, capsule, where):
 def check_producer(target, results, log):
     unsupported = {}  # keyword -> the TypeError message
     for label, array in target.matrix():
-        try:
+        try:  # PYP-DLPACK-DEVICE: (int, int), and the capsule's device (below)
             device = tuple(array.__dlpack_device__())
             ok = len(device) == 2 and all(isinstance(v, int) for v in device)
         except Exception as e:  # noqa: BLE001 - any failure is a finding
@@ -324,7 +325,7 @@ def check_producer(target, results, log):
                 else:
                     results.add("PYP-ERROR-TYPE", "warning", "%s raised TypeError: %s" % (where, e))
                 continue
-            except BufferError as e:
+            except BufferError as e:  # PYP-ERROR-TYPE: refusals are BufferError
                 mv = kwargs.get("max_version")
                 if foreign_device:
                     results.add("PYP-DL-DEVICE", "pass", where)
@@ -355,7 +356,7 @@ def check_producer(target, results, log):
                 if k == "copy" and kwargs[k] is None:
                     results.add("PYP-COPY", "pass", where)
             name = _capsule_name(capsule) if type(capsule).__name__ == "PyCapsule" else None
-            if name not in ("dltensor", "dltensor_versioned"):
+            if name not in ("dltensor", "dltensor_versioned"):  # PYP-CAPSULE-NAME
                 results.add("PYP-CAPSULE-NAME", "violation", "%s returned %r" % (where, capsule))
                 continue
             legacy_expected = kwargs.get("max_version") is None
@@ -365,7 +366,7 @@ def check_producer(target, results, log):
             else:
                 results.add("PYP-CAPSULE-NAME", "pass", where)
             mv = kwargs.get("max_version")
-            if mv is not None and mv[0] >= 1:
+            if mv is not None and mv[0] >= 1:  # PYP-VERSIONED
                 results.add("PYP-VERSIONED", "pass" if name == "dltensor_versioned" else "warning",
                             "%s gave %r" % (where, name))
             findings = _run_checker(results, capsule, where)
@@ -384,7 +385,7 @@ def check_producer(target, results, log):
             zero_size = 0 in info["shape"]
             copied = info["flags"] & FLAG_IS_COPIED or zero_size or (
                 kwargs.get("copy") is True and reference is not None and element0 != reference)
-            if read_only:
+            if read_only:  # PYP-READ-ONLY
                 if name == "dltensor_versioned" and not info["flags"] & FLAG_READ_ONLY and not copied:
                     results.add("PYP-READ-ONLY", "violation",
                                 "%s: versioned export of a read-only array lacks READ_ONLY" % where)
@@ -393,7 +394,7 @@ def check_producer(target, results, log):
                                 "%s: a read-only array was exported as a writable legacy tensor" % where)
                 else:
                     results.add("PYP-READ-ONLY", "pass", where)
-            if kwargs.get("copy") is True:
+            if kwargs.get("copy") is True:  # PYP-COPY
                 if zero_size:
                     results.add("PYP-COPY", "pass", where)
                 elif reference is not None and element0 == reference:
@@ -409,7 +410,7 @@ def check_producer(target, results, log):
                     results.add("PYP-COPY", "pass", where)
             elif "dl_device" in kwargs and not foreign_device:
                 results.add("PYP-DL-DEVICE", "pass", where)
-            elif foreign_device:
+            elif foreign_device:  # PYP-DL-DEVICE: another device raises BufferError
                 results.add("PYP-DL-DEVICE", "violation",
                             "%s: exported to %r instead of raising BufferError" % (where, info["device"]))
             del capsule  # unconsumed: the producer's capsule destructor calls the deleter
@@ -423,6 +424,8 @@ def check_producer(target, results, log):
 
 PROBES = ["null-strides-legacy", "negative-strides", "zero-size-null-data", "read-only-versioned",
           "byte-offset"]
+# One probe per rule, checked in run_probe: PYC-NULL-STRIDES, PYC-NEGATIVE-STRIDES, PYC-ZERO-SIZE,
+# PYC-READ-ONLY, PYC-BYTE-OFFSET.
 _PROBE_RULE = {"null-strides-legacy": "PYC-NULL-STRIDES", "negative-strides": "PYC-NEGATIVE-STRIDES",
                "zero-size-null-data": "PYC-ZERO-SIZE", "read-only-versioned": "PYC-READ-ONLY",
                "byte-offset": "PYC-BYTE-OFFSET"}
@@ -550,7 +553,7 @@ def run_probe(kind, target):
             status = "warning"
         out.append((rule, status, "from_dlpack raised %s: %s" % (type(e).__name__, e)))
         result = None
-    mv = [c.get("max_version") for c in producer.calls]
+    mv = [c.get("max_version") for c in producer.calls]  # PYC-MAX-VERSION
     out.append(("PYC-MAX-VERSION", "pass" if any(v is not None for v in mv) else "warning",
                 "__dlpack__ was called with %s" % (producer.calls,)))
     if result is not None:
@@ -582,11 +585,11 @@ def run_probe(kind, target):
             else:
                 out.append((rule, "pass", "read-only kept (or copied)"))
         names = [_capsule_name(c) for c in producer.capsules]
-        if names and names[-1] in ("used_dltensor", "used_dltensor_versioned"):
+        if names and names[-1] in ("used_dltensor", "used_dltensor_versioned"):  # PYC-RENAME
             out.append(("PYC-RENAME", "pass", "capsule renamed %r" % names[-1]))
         else:
             out.append(("PYC-RENAME", "violation", "capsule names after import: %r" % names))
-        if producer.deletes != 0:
+        if producer.deletes != 0:  # PYC-DELETER-ONCE: none while alive, one after the drop
             out.append(("PYC-DELETER-ONCE", "violation",
                         "the deleter ran %d time(s) while the import was alive" % producer.deletes))
         del result
