@@ -23,6 +23,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -133,8 +134,6 @@ struct PyOwnerDeleter {
   }
 };
 
-void ReleaseMalloc(void* context) noexcept { std::free(context); }
-
 // ---------------------------------------------------------------------------------------
 // Argument helpers
 
@@ -227,37 +226,22 @@ PyObject* Int64Tuple(const int64_t* values, size_t n) {
   return tuple;
 }
 
-struct DtypeName {
-  const char* name;
-  DLDataType dtype;
-};
-
-constexpr DtypeName kDtypeNames[] = {
-    {"int8", {kDLInt, 8, 1}},           {"int16", {kDLInt, 16, 1}},
-    {"int32", {kDLInt, 32, 1}},         {"int64", {kDLInt, 64, 1}},
-    {"uint8", {kDLUInt, 8, 1}},         {"uint16", {kDLUInt, 16, 1}},
-    {"uint32", {kDLUInt, 32, 1}},       {"uint64", {kDLUInt, 64, 1}},
-    {"float16", {kDLFloat, 16, 1}},     {"float32", {kDLFloat, 32, 1}},
-    {"float64", {kDLFloat, 64, 1}},     {"bfloat16", {kDLBfloat, 16, 1}},
-    {"complex64", {kDLComplex, 64, 1}}, {"complex128", {kDLComplex, 128, 1}},
-    {"bool", {kDLBool, 8, 1}},
-};
-
-// A dtype: one of the names above, or a tuple (code, bits[, lanes]).
+// A dtype: a name the core's ParseDtype accepts ("float32", "bool", "float32x4", ...), or a
+// tuple (code, bits[, lanes]).
 bool ToDtype(PyObject* value, DLDataType* out) {
   if (PyUnicode_Check(value)) {
-    const char* name = PyUnicode_AsUTF8(value);
+    Py_ssize_t size = 0;
+    const char* name = PyUnicode_AsUTF8AndSize(value, &size);
     if (name == nullptr) return false;
-    for (const DtypeName& row : kDtypeNames) {
-      if (std::strcmp(row.name, name) == 0) {
-        *out = row.dtype;
-        return true;
-      }
+    try {
+      *out = dlbridge::ParseDtype(std::string_view(name, static_cast<size_t>(size)));
+      return true;
+    } catch (const dlbridge::Error& e) {
+      SetError(
+          dlbridge::Error(e.code(), std::string(e.what()) + "; or a tuple (code, bits, lanes)"));
+    } catch (...) {
+      SetCurrentException();
     }
-    PyErr_Format(PyExc_ValueError,
-                 "dtype '%s' is unknown; accepted: int8..int64, uint8..uint64, float16/32/64, "
-                 "bfloat16, complex64/128, bool, or a tuple (code, bits, lanes)",
-                 name);
     return false;
   }
   if (PyTuple_Check(value) && (PyTuple_GET_SIZE(value) == 2 || PyTuple_GET_SIZE(value) == 3)) {
@@ -869,67 +853,6 @@ Managed* ExportSelf(PyObject* object) {
   return &m;
 }
 
-// A C-contiguous copy of host-reachable data into new kDLCPU memory (writable).
-dlbridge::Tensor CopyToHost(const dlbridge::Tensor& source) {
-  // Validates the layout against the buffer (the same checks as any export) before reading.
-  dlbridge::Tensor probe = DescribeOnly(source);
-  probe.flags &= ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_READ_ONLY);
-  DLManagedTensorVersioned* view = dlbridge::ToDLPackVersioned(std::move(probe));
-  struct DeleteView {
-    DLManagedTensorVersioned* m;
-    ~DeleteView() { m->deleter(m); }
-  } deleteView{view};
-  const DLTensor& from = view->dl_tensor;
-  const int64_t elementBits = int64_t{from.dtype.bits} * from.dtype.lanes;
-  if (elementBits % 8 != 0) {
-    throw dlbridge::Error(ErrorCode::kUnsupportedDevice,
-                          "__dlpack__: dlbridge cannot copy sub-byte dtypes");
-  }
-  const int64_t itemSize = elementBits / 8;
-  const int64_t count = source.layout.ElementCount();
-  int64_t bytes = 0;
-  if (__builtin_mul_overflow(count, itemSize, &bytes)) {
-    throw dlbridge::Error(ErrorCode::kOverflow, "__dlpack__: the copy's size overflows int64");
-  }
-  auto* buffer =
-      static_cast<unsigned char*>(std::malloc(bytes > 0 ? static_cast<size_t>(bytes) : 1));
-  if (buffer == nullptr) throw std::bad_alloc();
-  dlbridge::Tensor copy;
-  copy.descriptor.SetRelease(&ReleaseMalloc, buffer);  // owns the buffer from here on
-  copy.descriptor.Set(static_cast<int64_t>(reinterpret_cast<intptr_t>(buffer)), bytes, "host");
-  copy.layout = dlbridge::TensorLayout::FromArrays(from.dtype, from.ndim, from.shape, nullptr);
-  copy.device = DLDevice{kDLCPU, 0};
-  if (count > 0) {
-    const auto* base = static_cast<const unsigned char*>(from.data) + from.byte_offset;
-    const size_t item = static_cast<size_t>(itemSize);
-    unsigned char* out = buffer;
-    if (from.ndim == 0) {
-      std::memcpy(out, base, item);
-    } else {
-      int64_t index[dlbridge::TensorLayout::kMaxDims] = {};
-      const int32_t last = from.ndim - 1;
-      for (;;) {
-        int64_t offset = 0;
-        for (int32_t i = 0; i < last; ++i) offset += index[i] * from.strides[i];
-        const unsigned char* row = base + offset * itemSize;
-        if (from.strides[last] == 1) {
-          std::memcpy(out, row, item * static_cast<size_t>(from.shape[last]));
-          out += item * static_cast<size_t>(from.shape[last]);
-        } else {
-          for (int64_t j = 0; j < from.shape[last]; ++j) {
-            std::memcpy(out, row + j * from.strides[last] * itemSize, item);
-            out += item;
-          }
-        }
-        int32_t dim = last - 1;
-        while (dim >= 0 && ++index[dim] == from.shape[dim]) index[dim--] = 0;
-        if (dim < 0) break;
-      }
-    }
-  }
-  return copy;
-}
-
 bool IsHostReachable(int32_t deviceType) {
   return deviceType == kDLCPU || deviceType == kDLCUDAHost || deviceType == kDLROCMHost;
 }
@@ -1072,7 +995,7 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   if (!CheckStream(stream, target)) return nullptr;
   DLB_TRY
   if (needCopy) {
-    dlbridge::Tensor copied = CopyToHost(t);
+    dlbridge::Tensor copied = dlbridge::CopyToHost(t);
     if (versioned) {
       DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(copied));
       m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
@@ -1354,25 +1277,8 @@ int ApiAllocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* erro
                "dlbridge allocator: only kDLCPU memory can be allocated");
       return -1;
     }
-    dlbridge::TensorLayout layout = dlbridge::TensorLayout::FromArrays(
-        prototype->dtype, prototype->ndim, prototype->shape, nullptr);
-    const int64_t elementBits = int64_t{prototype->dtype.bits} * prototype->dtype.lanes;
-    int64_t bits = 0;
-    if (__builtin_mul_overflow(layout.ElementCount(), elementBits, &bits)) {
-      setError(errorContext, "ValueError", "dlbridge allocator: the tensor's size overflows int64");
-      return -1;
-    }
-    const int64_t bytes = (bits + 7) / 8;
-    void* buffer = std::malloc(bytes > 0 ? static_cast<size_t>(bytes) : 1);
-    if (buffer == nullptr) {
-      setError(errorContext, "MemoryError", "dlbridge allocator: out of memory");
-      return -1;
-    }
-    dlbridge::Tensor t;
-    t.descriptor.SetRelease(&ReleaseMalloc, buffer);
-    t.descriptor.Set(static_cast<int64_t>(reinterpret_cast<intptr_t>(buffer)), bytes, "host");
-    t.layout = std::move(layout);
-    *out = dlbridge::ToDLPackVersioned(std::move(t));  // on a throw, t frees the buffer
+    *out = dlbridge::ToDLPackVersioned(
+        dlbridge::AllocateHostTensor(prototype->dtype, prototype->ndim, prototype->shape));
     return 0;
   } catch (const dlbridge::Error& e) {
     setError(errorContext, KindName(ExceptionFor(e.code())), e.what());

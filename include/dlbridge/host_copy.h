@@ -1,0 +1,45 @@
+/// @file
+/// Host tensors: a new C-contiguous tensor in malloc'd host memory, and a copy of any
+/// host-addressable tensor into one.
+#pragma once
+
+#include <cstdint>
+
+#include "dlbridge/dlpack_header.h"
+#include "dlbridge/export.h"
+#include "dlbridge/export_plan.h"
+#include "dlbridge/tensor.h"
+#include "dlbridge/to_dlpack.h"
+
+namespace dlbridge {
+
+/// A new tensor of `dtype` and `shape` (`ndim` extents; NULL when ndim is 0) in new,
+/// uninitialised host memory from std::malloc: C-contiguous, byte offset 0, device
+/// {kDLCPU, 0}, flags 0 (writable), memory space "host". The descriptor holds the memory with
+/// a release that calls std::free, so the memory lives until the tensor (or an export of it)
+/// drops its hold. Packed sub-byte dtypes take their bits rounded up to whole bytes; a tensor
+/// without elements still gets a (one-byte) block and describes 0 bytes.
+///
+/// Throws Error: kInvalidDtype (the export's dtype rule), kInvalidShape (ndim outside
+/// 0..TensorLayout::kMaxDims, a NULL shape, a negative extent), kOverflow (the size passes
+/// int64), kOutOfMemory. Nothing is allocated then.
+DLBRIDGE_API Tensor AllocateHostTensor(DLDataType dtype, int32_t ndim, const int64_t* shape);
+
+/// A copy of what `plan` describes into a new AllocateHostTensor of its dtype and shape
+/// (C-contiguous, writable, {kDLCPU, 0}; strides, negative and zero ones included, are
+/// followed element by element). The plan's memory must still be valid: the copy reads it,
+/// on the calling thread, and nothing else.
+///
+/// Throws Error: kUnsupportedDevice when the plan's device is not host-addressable
+/// (DeviceTypeInfo::host_addressable: GPU memory cannot be read here) or the dtype has fewer
+/// than 8 bits per element (the copy moves whole bytes), kOverflow when the copy's size passes
+/// int64, kOutOfMemory. Nothing is allocated then.
+DLBRIDGE_API Tensor CopyToHost(const ExportPlan& plan);
+
+/// A copy of `tensor`, validated first exactly as ToDLPackVersioned(tensor, options) would
+/// validate it (the same Error for the same input, e.g. kOutOfBounds for a layout outside its
+/// buffer; ExportPlan), then copied as CopyToHost(const ExportPlan&) copies. `tensor` and its
+/// hold are not changed.
+DLBRIDGE_API Tensor CopyToHost(const Tensor& tensor, const ExportOptions& options = {});
+
+}  // namespace dlbridge
