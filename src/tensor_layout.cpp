@@ -121,30 +121,26 @@ TensorLayout& TensorLayout::operator=(const TensorLayout& other) {
   return *this;
 }
 
-TensorLayout::TensorLayout(TensorLayout&& other) noexcept
-    : dtype_(other.dtype_), ndim_(other.ndim_), byteOffset_(other.byteOffset_), dims_(inline_) {
+void TensorLayout::TakeFrom(TensorLayout& other) noexcept {
+  dtype_ = other.dtype_;
+  ndim_ = other.ndim_;
+  byteOffset_ = other.byteOffset_;
   if (other.dims_ != other.inline_) {
     dims_ = other.dims_;
     other.dims_ = other.inline_;
   } else {
+    dims_ = inline_;
     std::memcpy(inline_, other.inline_, sizeof(int64_t) * 2 * static_cast<size_t>(ndim_));
   }
   other.ndim_ = 0;
 }
 
+TensorLayout::TensorLayout(TensorLayout&& other) noexcept : dims_(inline_) { TakeFrom(other); }
+
 TensorLayout& TensorLayout::operator=(TensorLayout&& other) noexcept {
   if (this != &other) {
     Release();
-    dtype_ = other.dtype_;
-    ndim_ = other.ndim_;
-    byteOffset_ = other.byteOffset_;
-    if (other.dims_ != other.inline_) {
-      dims_ = other.dims_;
-      other.dims_ = other.inline_;
-    } else {
-      std::memcpy(inline_, other.inline_, sizeof(int64_t) * 2 * static_cast<size_t>(ndim_));
-    }
-    other.ndim_ = 0;
+    TakeFrom(other);
   }
   return *this;
 }

@@ -93,6 +93,8 @@ class DLBRIDGE_API TensorLayout {
   // Writes without checking; the importer calls it after the rules passed (one pass).
   void Fill(int32_t ndim, const int64_t* shape, const int64_t* strides);
   void Release() noexcept;
+  // Takes other's dimensions (heap block or inline copy); this holds no heap block.
+  void TakeFrom(TensorLayout& other) noexcept;
 
   DLDataType dtype_;
   int32_t ndim_ = 0;
