@@ -11,7 +11,8 @@
 namespace dlbridge {
 namespace {
 
-// The device type each space exports as when the caller names none.
+// The device type each space exports as when the caller names none (DEV-2: every space has
+// one; its names are src/memory_space.cpp's).
 struct SpaceRow {
   MemorySpace space;
   DLDeviceType default_type;
@@ -66,7 +67,9 @@ constexpr DeviceImport kSpace = DeviceImport::kSpace;
 
 // Device types are written as numbers so that this table compiles against any 1.x header;
 // values a header does not have are still listed and decided here. Columns: value, name,
-// import, space, exported, id_is_zero, host_addressable, runtime (Owner), reason.
+// import, space, exported, id_is_zero, host_addressable, runtime (Owner), reason. DEV-4: one row
+// per type (TablesAgree) with one space, so no type exports from two; kDLMetal's `exported`
+// is false.
 constexpr DeviceTypeInfo kDevices[] = {
     Row(1, "kDLCPU", kSpace, H, true, true, true, kNoRuntime, "CPU memory is host memory"),
     Row(2, "kDLCUDA", kSpace, MemorySpace::kCuda, true, false, false, kCuda, "CUDA device memory"),

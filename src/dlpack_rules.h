@@ -32,7 +32,7 @@ enum class Rule : uint8_t {
   kVersionMajor,        // IMP-4, CONF-VERSION-MAJOR
   kVersionMinorNewer,   // IMP-5, CONF-VERSION-MINOR (accepted; a note)
   kDeleterNull,         // CONF-DELETER-NULL (accepted; a note)
-  kFlagsUnknown,        // IMP-5, EXP-13, CONF-FLAGS-UNKNOWN
+  kFlagsUnknown,        // IMP-5, CONF-FLAGS-UNKNOWN (export: see EXP-13)
   kFlagsPadded,         // CONF-FLAGS-PADDED (accepted; a warning)
   kNdimNegative,        // IMP-6, CONF-NDIM
   kNdimLimit,           // IMP-6, CONF-NDIM (ndim > 64: dlbridge's bound; the checker warns)
@@ -40,9 +40,9 @@ enum class Rule : uint8_t {
   kShapeNegative,       // IMP-8, CONF-SHAPE-NEGATIVE
   kStridesNull,         // IMP-9, CONF-STRIDES-NULL (>= 1.2)
   kStridesNullAllowed,  // IMP-9, CONF-STRIDES-NULL (legacy, < 1.2: a note)
-  kDtypeCode,           // IMP-12, EXP-13, CONF-DTYPE-CODE
-  kDtypeLanes,          // IMP-12, EXP-13, CONF-DTYPE-LANES
-  kDtypeBits,           // IMP-12, EXP-13, CONF-DTYPE-BITS
+  kDtypeCode,           // IMP-12, CONF-DTYPE-CODE (export: see EXP-13)
+  kDtypeLanes,          // IMP-12, CONF-DTYPE-LANES (export: see EXP-13)
+  kDtypeBits,           // IMP-12, CONF-DTYPE-BITS (export: see EXP-13)
   kDeviceType,          // CONF-DEVICE-TYPE (import: see DEV-1)
   kDeviceIdZero,        // CONF-DEVICE-ID (import normalises the id to 0 instead: see DEV-3)
   kDeviceIdNegative,    // CONF-DEVICE-ID (import: HOST-35)
@@ -233,13 +233,13 @@ std::string HeaderVersion();
 template <class Sink>
 bool CheckVersion(Sink& sink, DLPackVersion version);
 
-/// IMP-5, EXP-13: only flag bits this build defines; `field` names them in the message
-/// ("flags" on import, "Tensor::flags" on export).
+/// IMP-5 (export: see EXP-13): only flag bits this build defines; `field` names them in the
+/// message ("flags" on import, "Tensor::flags" on export).
 template <class Sink>
 void CheckFlags(Sink& sink, uint64_t flags, const char* field = "flags");
 
-/// IMP-12, EXP-13: a known code, lanes >= 1, bits that match the code; `flags` for the
-/// checker's padded-flag warning.
+/// IMP-12 (export: see EXP-13): a known code, lanes >= 1, bits that match the code; `flags`
+/// for the checker's padded-flag warning.
 template <class Sink>
 void CheckDtype(Sink& sink, DLDataType dtype, uint64_t flags);
 
@@ -286,7 +286,8 @@ bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t star
 template <class Sink>
 void CheckAlignment(Sink& sink, uintptr_t base, uint64_t byte_offset);
 
-/// The throwing forms the exporter uses (EXP-13; see EXP-9): ThrowSink(where) over the rules above.
+/// The throwing forms the exporter uses (see EXP-13, see EXP-9): ThrowSink(where) over the rules
+/// above.
 void CheckFlagsOrThrow(const char* where, uint64_t flags, const char* field);
 void CheckDtypeOrThrow(const char* where, DLDataType dtype);
 ByteSpan ComputeSpanOrThrow(const char* where, DLDataType dtype, uint64_t flags, int32_t ndim,
@@ -316,7 +317,7 @@ bool CheckVersion(Sink& sink, DLPackVersion version) {
 template <class Sink>
 void CheckFlags(Sink& sink, uint64_t flags, const char* field) {
   const uint64_t unknown = flags & ~KnownFlags();
-  if (unknown != 0) {  // IMP-5, EXP-13, CONF-FLAGS-UNKNOWN
+  if (unknown != 0) {  // IMP-5, CONF-FLAGS-UNKNOWN (export: see EXP-13)
     sink.Report(Rule::kFlagsUnknown, [&] {
       return std::string(field) + " has bits " + Hex(unknown) + " that DLPack " + HeaderVersion() +
              " does not define; known: " + Hex(KnownFlags());

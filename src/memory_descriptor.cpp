@@ -17,8 +17,10 @@ void DropOwnerBlock(void* context) { delete static_cast<std::shared_ptr<const vo
 
 }  // namespace
 
+// MD-6: destruction drops the hold: a held release runs here, exactly once.
 MemoryDescriptor::~MemoryDescriptor() { DropHold(); }
 
+// MD-7: moving transfers the hold; `other` holds nothing afterwards.
 MemoryDescriptor::MemoryDescriptor(MemoryDescriptor&& other) noexcept
     : pointer_(other.pointer_),
       size_(other.size_),
@@ -35,7 +37,7 @@ MemoryDescriptor::MemoryDescriptor(MemoryDescriptor&& other) noexcept
 
 MemoryDescriptor& MemoryDescriptor::operator=(MemoryDescriptor&& other) noexcept {
   if (this != &other) {
-    DropHold();
+    DropHold();  // MD-7: the target's old hold is dropped once, first
     pointer_ = other.pointer_;
     size_ = other.size_;
     space_ = other.space_;
@@ -61,7 +63,7 @@ void MemoryDescriptor::DropHold() noexcept {
   context_ = nullptr;
   if (kind != HoldKind::kNone) detail::LedgerHoldDropped();
   if (kind == HoldKind::kRelease) {
-    release(context);
+    release(context);  // MD-13: on whichever thread drops the hold
   } else if (kind == HoldKind::kOwner) {
     owner_.reset();
   }
@@ -69,8 +71,10 @@ void MemoryDescriptor::DropHold() noexcept {
 
 void MemoryDescriptor::Set(int64_t pointer, int64_t sizeInBytes, const char* memorySpace,
                            const char* role) {
-  // Validate everything before changing anything, so a throw leaves the descriptor as it was.
+  // Validate everything before changing anything, so a throw leaves the descriptor as it was
+  // (see MD-3).
   MemorySpace space = ParseMemorySpace(memorySpace);
+  // MD-5: a negative size, a null pointer with bytes and a null role are refused.
   if (sizeInBytes < 0) {
     detail::Fail(ErrorCode::kInvalidDescriptor, "MemoryDescriptor: sizeInBytes is " +
                                                     std::to_string(sizeInBytes) +
@@ -85,6 +89,7 @@ void MemoryDescriptor::Set(int64_t pointer, int64_t sizeInBytes, const char* mem
     detail::Fail(ErrorCode::kInvalidArgument,
                  "MemoryDescriptor: role is null; give a name such as \"data\"");
   }
+  // MD-2: Set stores pointer, size, space and role; the hold is untouched.
   role_ = role;  // first: the only step that can throw (bad_alloc), so nothing is half-set
   pointer_ = pointer;
   size_ = sizeInBytes;
@@ -129,14 +134,15 @@ void MemoryDescriptor::SetRole(const char* role) {
 }
 
 void MemoryDescriptor::SetOwner(std::shared_ptr<const void> owner) {
-  DropHold();
-  if (owner) {
+  DropHold();   // MD-8: the old hold goes first
+  if (owner) {  // MD-9: nullptr leaves no hold
     owner_ = std::move(owner);
     kind_ = HoldKind::kOwner;
     detail::LedgerHoldSet();
   }
 }
 
+// MD-8: the forms are exclusive: no owner while a release is held (nor a release with an owner).
 std::shared_ptr<const void> MemoryDescriptor::GetOwner() const {
   return kind_ == HoldKind::kOwner ? owner_ : std::shared_ptr<const void>();
 }
@@ -144,8 +150,8 @@ std::shared_ptr<const void> MemoryDescriptor::GetOwner() const {
 void MemoryDescriptor::SetRelease(ReleaseFunction release, void* context) {
   // Re-setting the pair already held must not run it: the memory is still in use (MD-14).
   if (kind_ == HoldKind::kRelease && release == release_ && context == context_) return;
-  DropHold();
-  if (release != nullptr) {
+  DropHold();                // MD-8: a different pair: the old hold goes first
+  if (release != nullptr) {  // MD-9: a null release leaves no hold
     release_ = release;
     context_ = context;
     kind_ = HoldKind::kRelease;
@@ -153,6 +159,7 @@ void MemoryDescriptor::SetRelease(ReleaseFunction release, void* context) {
   }
 }
 
+// MD-10: SetRelease with integers; GetReleaseAddress/GetReleaseContextAddress read them back.
 void MemoryDescriptor::SetReleaseAddress(int64_t release, int64_t context) {
   SetRelease(reinterpret_cast<ReleaseFunction>(static_cast<intptr_t>(release)),
              reinterpret_cast<void*>(static_cast<intptr_t>(context)));
@@ -169,7 +176,7 @@ int64_t MemoryDescriptor::GetReleaseContextAddress() const noexcept {
 bool MemoryDescriptor::TakeRelease(ReleaseFunction& release, void*& context) {
   release = nullptr;
   context = nullptr;
-  if (kind_ == HoldKind::kRelease) {
+  if (kind_ == HoldKind::kRelease) {  // MD-11: the pair is handed over, the descriptor disarmed
     release = release_;
     context = context_;
     release_ = nullptr;
@@ -178,6 +185,7 @@ bool MemoryDescriptor::TakeRelease(ReleaseFunction& release, void*& context) {
     detail::LedgerHoldTaken();
     return true;
   }
+  // MD-12: an owner travels in a block; the pair's one call (DropOwnerBlock) drops the reference.
   if (kind_ == HoldKind::kOwner) {
     auto* block = new (std::nothrow) std::shared_ptr<const void>(std::move(owner_));
     if (block == nullptr) {
@@ -190,7 +198,7 @@ bool MemoryDescriptor::TakeRelease(ReleaseFunction& release, void*& context) {
     context = block;
     return true;
   }
-  return false;
+  return false;  // MD-11: nothing held: false, both outputs null
 }
 
 }  // namespace dlbridge

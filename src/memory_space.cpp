@@ -55,12 +55,13 @@ namespace {
     detail::Fail(ErrorCode::kInvalidMemorySpace,
                  "memory space is null; accepted: " + detail::SpaceNameList());
   }
-  if (std::strcmp(name, "metal") == 0) {
+  if (std::strcmp(name, "metal") == 0) {  // MD-4: "metal" gets its own message
     detail::Fail(ErrorCode::kInvalidMemorySpace,
                  "memory space \"metal\" does not exist: describe shared-storage Metal memory "
                  "as \"host\" (it is unified memory); private-storage Metal memory has no "
                  "host-readable pointer and cannot be described");
   }
+  // MD-3: an unknown name is refused, listing the accepted ones.
   detail::Fail(ErrorCode::kInvalidMemorySpace,
                std::string("memory space \"") + name +
                    "\" is unknown; accepted: " + detail::SpaceNameList());

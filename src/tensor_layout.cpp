@@ -14,6 +14,7 @@
 
 namespace dlbridge {
 
+// LAY-1: a default layout is 0-d float32: one element.
 TensorLayout::TensorLayout() noexcept : dtype_{kDLFloat, 32, 1}, dims_(inline_) {}
 
 TensorLayout::TensorLayout(DLDataType dtype, std::vector<int64_t> shape,
@@ -76,7 +77,7 @@ void TensorLayout::Assign(int32_t ndim, const int64_t* shape, const int64_t* str
 
 void TensorLayout::Fill(int32_t ndim, const int64_t* shape, const int64_t* strides) {
   int64_t* dims = inline_;
-  if (ndim > kInlineDims) {
+  if (ndim > kInlineDims) {  // LAY-3: up to kInlineDims inline, more on the heap
     dims = static_cast<int64_t*>(std::malloc(sizeof(int64_t) * 2 * static_cast<size_t>(ndim)));
     if (dims == nullptr) {
       detail::Fail(ErrorCode::kOutOfMemory,
@@ -87,8 +88,9 @@ void TensorLayout::Fill(int32_t ndim, const int64_t* shape, const int64_t* strid
   if (strides != nullptr) {
     if (ndim > 0) std::memcpy(dims + ndim, strides, sizeof(int64_t) * static_cast<size_t>(ndim));
   } else {
-    // C-contiguous, extents saturated at 1. Only an empty tensor can get here with strides
-    // past int64; they wrap (unsigned) and mean nothing, as no element is ever addressed.
+    // LAY-2: no strides mean C-contiguous, extents saturated at 1. Only an empty tensor can get
+    // here with strides past int64; they wrap (unsigned) and mean nothing, as no element is ever
+    // addressed.
     uint64_t step = 1;
     for (int32_t i = ndim - 1; i >= 0; --i) {
       dims[ndim + i] = static_cast<int64_t>(step);

@@ -25,7 +25,7 @@ DLBRIDGE_API const char* SeverityName(Severity severity) noexcept;
 
 /// One departure from the specification.
 struct Finding {
-  std::string rule;     ///< The rule's ID, e.g. "CONF-STRIDES-NULL" (spec/conformance.md).
+  std::string rule;     ///< The rule's ID, one of the CONF-* of spec/conformance.md.
   Severity severity;    ///< How bad it is.
   std::string message;  ///< The field, the value found and what the header asks for.
 };

@@ -111,6 +111,7 @@ class DLBRIDGE_API MemoryDescriptor {
   enum class HoldKind : unsigned char { kNone, kOwner, kRelease };
   void DropHold() noexcept;
 
+  // MD-1: the defaults are "host", role "data", pointer 0, size 0 and no hold.
   int64_t pointer_ = 0;
   int64_t size_ = 0;
   MemorySpace space_ = MemorySpace::kHost;
