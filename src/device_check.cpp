@@ -109,7 +109,7 @@ bool AskAbout(const char* where, Side side, DeviceVerification verify, GpuRuntim
     case PointerKind::kUnknown:
     case PointerKind::kUnregisteredHost: break;  // refused by AskAbout
     case PointerKind::kPinnedHost: {
-      if (row->pinned_host_type == 0) break;  // host USM stays kDLOneAPI (GPU-7)
+      if (row->pinned_host_type == 0) break;  // host USM stays kDLOneAPI (see GPU-10)
       const char* host = DeviceTypeName(row->pinned_host_type);
       if (type_given) {
         Fail(ErrorCode::kDeviceMismatch, std::string(where) + ": Tensor::device says " + row->name +
@@ -156,7 +156,7 @@ bool AskAbout(const char* where, Side side, DeviceVerification verify, GpuRuntim
               (error.empty() ? std::string() : ": " + error));
     return;
   }
-  if (need_id) {
+  if (need_id) {  // GPU-2: a missing id is resolved from the pointer
     device->device_id = ordinal;
   } else if (device->device_id != ordinal) {
     Fail(ErrorCode::kDeviceMismatch,
@@ -172,11 +172,13 @@ bool AskAbout(const char* where, Side side, DeviceVerification verify, GpuRuntim
 void CheckExportDevice(const char* where, MemorySpace space, bool type_given, DLDevice* device,
                        const void* pointer, DeviceVerification verify, void* level_zero_context,
                        void* level_zero_device) {
-  if (space == MemorySpace::kHost) return;  // host memory has no runtime to ask
+  if (space == MemorySpace::kHost) return;  // GPU-8: host memory has no runtime to ask
   CheckGpuExportDevice(where, space, type_given, device, pointer, verify, level_zero_context,
                        level_zero_device);
 }
 
+// GPU-5: the kind and ordinal the runtime reports must agree with the producer's device where
+// the runtime can answer (kRequired: or fail); kOff asks nothing.
 void CheckImportDevice(const char* where, DLDevice device, const void* pointer,
                        DeviceVerification verify, void* level_zero_context) {
   if (verify == DeviceVerification::kOff || pointer == nullptr) return;
@@ -195,7 +197,7 @@ void CheckImportDevice(const char* where, DLDevice device, const void* pointer,
     case PointerKind::kUnknown:
     case PointerKind::kUnregisteredHost: break;  // refused by AskAbout
     case PointerKind::kPinnedHost:
-      if (row->pinned_host_type == 0) break;  // host USM stays kDLOneAPI (GPU-7)
+      if (row->pinned_host_type == 0) break;  // host USM stays kDLOneAPI (see GPU-10)
       Fail(ErrorCode::kDeviceMismatch,
            std::string(where) + ": the producer says " + type + " but the " + name +
                " runtime reports that" + at + " is pinned host memory; the producer should say " +

@@ -12,14 +12,14 @@ namespace detail {
 /// Export of a GPU space. `device` holds the type and id resolved so far (id -1 = not given);
 /// `type_given` says whether Tensor::device named the type. Resolves a missing id from the
 /// pointer (null / 0 bytes: nothing to ask), checks a given one unless `verify` is kOff, and may
-/// relabel pinned host and managed memory (GPU-3, GPU-4). Throws Error.
+/// relabel pinned host and managed memory (see GPU-3, see GPU-4). Throws Error.
 void CheckExportDevice(const char* where, MemorySpace space, bool type_given, DLDevice* device,
                        const void* pointer, DeviceVerification verify, void* level_zero_context,
                        void* level_zero_device);
 
 /// Import of a device type a GPU runtime owns (DeviceTypeInfo::has_runtime: kDLCUDA,
 /// kDLCUDAManaged, kDLROCM, kDLOneAPI; others return at once) whose lowest reached byte is
-/// `pointer`: checks kind and ordinal unless `verify` is kOff (GPU-5). Throws Error.
+/// `pointer`: checks kind and ordinal unless `verify` is kOff (see GPU-5). Throws Error.
 void CheckImportDevice(const char* where, DLDevice device, const void* pointer,
                        DeviceVerification verify, void* level_zero_context);
 

@@ -16,6 +16,8 @@ std::string LibraryOverride(bool has_override, const std::string& override_path,
   return env != nullptr ? std::string(env) : std::string();
 }
 
+// GPU-1: the first name that loads (the defaults, a test's path or $DLBRIDGE_<X>_LIBRARY);
+// every dlerror is kept, so that the backend's kNotInstalled names the missing library.
 void* OpenFirst(const std::vector<std::string>& names, std::string* loaded, std::string* errors) {
   for (const std::string& name : names) {
     void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -27,7 +27,7 @@ class Backend {
   /// with `error` saying what failed and what to do.
   virtual RuntimeStatus Query(const void* pointer, void* level_zero_context, PointerInfo* info,
                               std::string* error) = 0;
-  /// Level Zero: the root-device index of `device` (spec GPU-7); -1 with `error` if unknown.
+  /// Level Zero: the root-device index of `device` (see GPU-10); -1 with `error` if unknown.
   virtual int32_t DeviceIndex(void* device, std::string* error) {
     (void)device;
     *error = "not a Level Zero runtime";

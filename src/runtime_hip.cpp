@@ -111,7 +111,7 @@ struct HipState : BackendState {
     }
     int count = 0;
     const hipError_t e = device_count(&count);
-    if (e == hipErrorNoDevice || (e == hipSuccess && count == 0)) {
+    if (e == hipErrorNoDevice || (e == hipSuccess && count == 0)) {  // see GPU-7
       SetStatus(RuntimeStatus::kNoDevice,
                 "HIP: the runtime (version " + std::to_string(info.version) +
                     ") reports no AMD GPU (" + ErrorName(e) +

@@ -31,7 +31,7 @@ struct RuntimeAnswer {
 RuntimeAnswer AskRuntime(const char* where, GpuRuntime runtime, const void* pointer,
                          void* level_zero_context);
 
-/// Level Zero: the root-device index of a ze_device_handle_t (spec GPU-7), from the runtime or
+/// Level Zero: the root-device index of a ze_device_handle_t (see GPU-10), from the runtime or
 /// its test fake; -1, with `*error` saying why where the runtime says, when unknown.
 int32_t LevelZeroDeviceIndex(void* device, std::string* error);
 

@@ -33,7 +33,8 @@ struct LevelZeroState : BackendState {
   decltype(&::zeDeviceGet) device_get = nullptr;
   decltype(&::zeDeviceGetSubDevices) sub_devices = nullptr;
   decltype(&::zeMemGetAllocProperties) alloc_properties = nullptr;
-  // Root devices in driver order, then zeDeviceGet order (spec GPU-7); filled at load.
+  // GPU-10: kDLOneAPI ids index the root devices in driver order, then zeDeviceGet order;
+  // filled at load.
   std::vector<ze_device_handle_t> roots;
 
   void Load() {
@@ -68,7 +69,7 @@ struct LevelZeroState : BackendState {
     }
     const ze_result_t r = init(0);
     if (r == ZE_RESULT_ERROR_UNINITIALIZED) {
-      // What the loader answers when it finds no driver.
+      // GPU-7: the loader answers this when it finds no driver: kNoDevice.
       SetStatus(RuntimeStatus::kNoDevice,
                 "Level Zero: the loader " + info.library +
                     " found no driver (zeInit: ZE_RESULT_ERROR_UNINITIALIZED); install a GPU "
@@ -116,7 +117,7 @@ struct LevelZeroState : BackendState {
   }
 
   // The index of `device`'s root device in `roots`, searching one level of sub-devices
-  // (the usual tile hierarchy); -1 if unknown.
+  // (the usual tile hierarchy; GPU-10: a tile maps to its root); -1 if unknown.
   int32_t RootIndex(ze_device_handle_t device) const {
     for (size_t i = 0; i < roots.size(); ++i) {
       if (roots[i] == device) return static_cast<int32_t>(i);

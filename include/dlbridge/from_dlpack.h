@@ -26,7 +26,8 @@ struct ImportOptions {
   /// Resolves kDLMetal buffers; null = the process-wide one (SetMetalResolver), if any.
   const MetalResolver* metal_resolver = nullptr;
   /// Checks kDLCUDA, kDLCUDAManaged, kDLROCM and kDLOneAPI pointers against their runtime
-  /// (kind, and ordinal == device_id) where it is loaded; kOff runs no query (GPU-5, GPU-8).
+  /// (kind, and ordinal == device_id) where it is loaded; kOff runs no query (see GPU-5,
+  /// see GPU-8).
   DeviceVerification verify_device = DeviceVerification::kWhereAvailable;
 };
 

@@ -49,7 +49,7 @@ struct PointerInfo {
   /// What the memory is.
   PointerKind kind = PointerKind::kUnknown;
   /// The device the memory belongs to: the CUDA / HIP ordinal, or for Level Zero the index
-  /// of its root device (see spec/device-map.md GPU-7); -1 when the runtime names none.
+  /// of its root device (spec/device-map.md, see GPU-10); -1 when the runtime names none.
   int32_t device_ordinal = -1;
   /// Level Zero only: the ze_device_handle_t zeMemGetAllocProperties reported (may be null).
   void* level_zero_device = nullptr;

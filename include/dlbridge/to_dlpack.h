@@ -17,7 +17,7 @@ struct ExportOptions {
   /// Set DLPACK_FLAG_BITMASK_READ_ONLY (also set when tensor.flags has it).
   bool read_only = false;
   /// GPU ordinal when tensor.device names none; -1 = not given: then it is read from the
-  /// pointer through the space's runtime where one is loaded (spec/device-map.md GPU-2).
+  /// pointer through the space's runtime where one is loaded (spec/device-map.md, see GPU-2).
   int32_t device_id = -1;
   /// Level Zero: the ze_context_handle_t and ze_device_handle_t the pointer belongs to.
   /// Both are required for "level_zero" (here or once per process with SetLevelZeroContext):
@@ -25,7 +25,7 @@ struct ExportOptions {
   void* level_zero_context = nullptr;
   /// Level Zero: the ze_device_handle_t; see level_zero_context.
   void* level_zero_device = nullptr;
-  /// Whether a given device id is checked against the pointer's runtime (GPU-5). kOff with a
+  /// Whether a given device id is checked against the pointer's runtime (see GPU-5). kOff with a
   /// given id runs no pointer query at all.
   DeviceVerification verify_device = DeviceVerification::kWhereAvailable;
 };
