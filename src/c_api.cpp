@@ -25,7 +25,7 @@ struct dlb_descriptor {
 namespace dlbridge {
 namespace {
 
-// The C codes are the negated ErrorCodes; a new ErrorCode needs its DLB_ERR_ macro here.
+// C-1: the C codes are the negated ErrorCodes; a new ErrorCode needs its DLB_ERR_ macro here.
 constexpr int Status(ErrorCode code) { return -static_cast<int>(code); }
 static_assert(Status(ErrorCode::kInvalidArgument) == DLB_ERR_INVALID_ARGUMENT, "C status");
 static_assert(Status(ErrorCode::kInvalidMemorySpace) == DLB_ERR_INVALID_MEMORY_SPACE, "C status");
@@ -55,7 +55,8 @@ static_assert(Status(ErrorCode::kUnknownPointer) == DLB_ERR_UNKNOWN_POINTER, "C 
 // The release types must be interchangeable: C code hands us dlb_release_fn values.
 static_assert(std::is_same<dlb_release_fn, ReleaseFunction>::value, "release function type");
 
-// A fixed buffer: recording an error must not allocate or throw (it runs inside catch).
+// C-3: one message per thread, in a fixed buffer: recording an error must not allocate or throw
+// (it runs inside catch); longer messages are cut.
 thread_local char tLastError[1024] = "";
 
 int SetError(int status, const char* message) noexcept {
@@ -63,7 +64,7 @@ int SetError(int status, const char* message) noexcept {
   return status;
 }
 
-// The one funnel: no exception crosses the C boundary.
+// C-2: the one funnel: no exception crosses the C boundary; each becomes its code and message.
 template <class Body>
 int Guard(Body&& body) noexcept {
   try {
@@ -89,8 +90,8 @@ MemoryDescriptor& Checked(const char* where, dlb_descriptor* handle) {
   return handle->descriptor;
 }
 
-// Copies a caller's options struct of `given` bytes into `known` (our version, defaults
-// pre-filled): fields the caller did not know keep their defaults.
+// C-12: copies a caller's options struct of `given` bytes into `known` (our version, defaults
+// pre-filled): fields the caller did not know keep their defaults; NULL keeps them all.
 template <class Options>
 void ReadOptions(const char* where, const Options* given, Options* known, size_t firstSize) {
   if (given == nullptr) return;
@@ -113,6 +114,7 @@ void ReadOptions(const char* where, const Options* given, Options* known, size_t
   std::memcpy(known, given, size < sizeof(Options) ? size : sizeof(Options));
 }
 
+// C-11: the C export options as ExportOptions.
 ExportOptions ReadExportOptions(const char* where, const dlb_export_options* given) {
   dlb_export_options c = DLB_EXPORT_OPTIONS_INIT;
   ReadOptions(where, given, &c, sizeof(dlb_export_options));
@@ -124,6 +126,7 @@ ExportOptions ReadExportOptions(const char* where, const dlb_export_options* giv
   return options;
 }
 
+// C-17: the C import options as ImportOptions (Metal: the process-wide resolver).
 ImportOptions ReadImportOptions(const char* where, const dlb_import_options* given) {
   dlb_import_options c = DLB_IMPORT_OPTIONS_INIT;
   ReadOptions(where, given, &c, sizeof(dlb_import_options));
@@ -140,7 +143,7 @@ int Export(const char* where, Convert convert, dlb_descriptor* handle, DLDataTyp
            int32_t ndim, const int64_t* shape, const int64_t* strides, uint64_t byteOffset,
            DLDevice device, uint64_t flags, const dlb_export_options* options, Managed** out) {
   return Guard([&] {
-    if (out != nullptr) *out = nullptr;
+    if (out != nullptr) *out = nullptr;  // C-13: NULL on any failure
     MemoryDescriptor& descriptor = Checked(where, handle);
     if (out == nullptr) Throw(ErrorCode::kInvalidArgument, where, "out is NULL");
     const ExportOptions exportOptions = ReadExportOptions(where, options);
@@ -149,7 +152,7 @@ int Export(const char* where, Convert convert, dlb_descriptor* handle, DLDataTyp
     tensor.device = device;
     tensor.flags = flags;
     // The descriptor visits the Tensor and comes back either way: holding nothing after a
-    // successful export, still holding after a failed one (the C++ rule).
+    // successful export (C-10), still holding after a failed one (C-13: the C++ rule).
     tensor.descriptor = std::move(descriptor);
     struct Restore {
       MemoryDescriptor& home;
@@ -162,7 +165,7 @@ int Export(const char* where, Convert convert, dlb_descriptor* handle, DLDataTyp
 
 void FillLayout(const Tensor& tensor, dlb_layout* out) {
   const uint32_t size = out->struct_size;
-  std::memset(out, 0, size);  // zeroes fields newer than this library, too
+  std::memset(out, 0, size);  // C-12: zeroes fields newer than this library, too
   out->struct_size = size;
   const TensorLayout& layout = tensor.layout;
   out->ndim = layout.Ndim();
@@ -185,7 +188,7 @@ int Import(const char* where, Managed* managed, const dlb_import_options* option
     std::unique_ptr<dlb_descriptor> handle;
     ImportOptions importOptions;
     try {
-      // Until FromDLPack owns it, every failure here must consume the tensor itself.
+      // C-16: until FromDLPack owns it, every failure here must consume the tensor itself.
       if (outDescriptor == nullptr) {
         Throw(ErrorCode::kInvalidArgument, where, "out_descriptor is NULL");
       }
@@ -202,13 +205,14 @@ int Import(const char* where, Managed* managed, const dlb_import_options* option
       throw;
     }
     Tensor tensor = FromDLPack(managed, importOptions);  // consumes on failure
+    // C-15: the new handle holds the import's release (none for a NULL deleter).
     handle->descriptor = std::move(tensor.descriptor);
     if (outLayout != nullptr) FillLayout(tensor, outLayout);
     *outDescriptor = handle.release();
   });
 }
 
-// No default: -Wswitch (an error on dlbridge's targets) flags a new ErrorCode until it has
+// C-1: no default: -Wswitch (an error on dlbridge's targets) flags a new ErrorCode until it has
 // its DLB_ERR_ macro and name here.
 const char* StatusName(ErrorCode code) noexcept {
   switch (code) {
@@ -256,6 +260,8 @@ const char* dlb_status_name(int status) {
   return dlbridge::StatusName(static_cast<dlbridge::ErrorCode>(-status));
 }
 
+// C-4: a new handle is a default MemoryDescriptor; destroy runs a held release once, and
+// destroy(NULL) is delete of NULL: nothing.
 int dlb_descriptor_create(dlb_descriptor** out) {
   return Guard([&] {
     if (out == nullptr) {
@@ -269,6 +275,7 @@ int dlb_descriptor_create(dlb_descriptor** out) {
 
 void dlb_descriptor_destroy(dlb_descriptor* descriptor) { delete descriptor; }
 
+// C-5: the setters validate as the C++ ones do (a failure changes nothing), hold untouched.
 int dlb_descriptor_set(dlb_descriptor* descriptor, int64_t pointer, int64_t size_in_bytes,
                        const char* memory_space, const char* role) {
   return Guard([&] {
@@ -276,6 +283,7 @@ int dlb_descriptor_set(dlb_descriptor* descriptor, int64_t pointer, int64_t size
   });
 }
 
+// C-6: the getters never fail: a NULL handle gives 0 / NULL and records no error.
 int64_t dlb_descriptor_get_pointer(const dlb_descriptor* descriptor) {
   return descriptor ? descriptor->descriptor.GetPointer() : 0;
 }
@@ -310,11 +318,13 @@ int dlb_descriptor_set_role(dlb_descriptor* descriptor, const char* role) {
   return Guard([&] { Checked("dlb_descriptor_set_role", descriptor).SetRole(role); });
 }
 
+// C-7: SetRelease: the old hold is dropped first, NULL clears; a NULL handle calls nothing.
 int dlb_descriptor_set_release(dlb_descriptor* descriptor, dlb_release_fn release, void* context) {
   return Guard(
       [&] { Checked("dlb_descriptor_set_release", descriptor).SetRelease(release, context); });
 }
 
+// C-8: set_release with both addresses as int64_t.
 int dlb_descriptor_set_release_address(dlb_descriptor* descriptor, int64_t release,
                                        int64_t context) {
   return Guard([&] {
@@ -326,6 +336,8 @@ int dlb_descriptor_has_ownership(const dlb_descriptor* descriptor) {
   return descriptor && descriptor->descriptor.HasOwnership() ? 1 : 0;
 }
 
+// C-9: TakeRelease: the pair is handed over (both NULL when nothing is held); a NULL handle or
+// output fails before anything is taken.
 int dlb_descriptor_take_release(dlb_descriptor* descriptor, dlb_release_fn* release,
                                 void** context) {
   return Guard([&] {
@@ -364,6 +376,7 @@ int dlb_to_dlpack_versioned(dlb_descriptor* descriptor, DLDataType dtype, int32_
       descriptor, dtype, ndim, shape, strides, byte_offset, device, flags, options, out);
 }
 
+// C-14: the legacy export, with the same ownership; ToDLPack refuses read-only tensors.
 int dlb_to_dlpack(dlb_descriptor* descriptor, DLDataType dtype, int32_t ndim, const int64_t* shape,
                   const int64_t* strides, uint64_t byte_offset, DLDevice device, uint64_t flags,
                   const dlb_export_options* options, DLManagedTensor** out) {
