@@ -51,6 +51,8 @@ class CMakeBuild(build_ext):
         build_dir = Path(self.build_temp).resolve() / "cmake"
         build_dir.mkdir(parents=True, exist_ok=True)
 
+        # PY-31: this tree, for the interpreter running pip, libdlbridge static inside the
+        # extension, only dlbridge_python built; the wheel gets the .so beside the package files.
         configure = [
             cmake, "-S", str(ROOT), "-B", str(build_dir),
             "-DCMAKE_BUILD_TYPE=" + config,

@@ -17,7 +17,7 @@ def main():
         sys.exit("platlib.py: %s is not under the interpreter's prefix %s" % (platlib, base))
     get_scheme = getattr(sysconfig, "get_default_scheme", None) or sysconfig._get_default_scheme
     # Debian's and Ubuntu's default scheme installs into {platbase}/local/...: its prefix is
-    # /usr/local, the directory that sys.path searches, not /usr.
+    # /usr/local, the directory that sys.path searches, not /usr (see PY-32).
     if get_scheme() == "posix_local" and relative[0] == "local" and len(relative) > 1:
         relative = relative[1:]
     prefix = platlib

@@ -1,4 +1,5 @@
 # Type stubs for the CPython extension dlbridge._dlbridge (python/src/module.cpp).
+# PY-30: every name of the extension, with its text signature's parameters, and nothing else;
 # tests/python/test_stubs.py checks every name and parameter here against the built module.
 from typing import Any, ClassVar, Sequence, SupportsIndex, Tuple, Union, final
 
