@@ -84,7 +84,7 @@ std::string AcceptedNames() {
 
 // DT-1: the code's name and bits, or the name alone; x<lanes>.
 std::string DtypeName(DLDataType dtype) {
-  detail::CheckDtypeOrThrow("DtypeName", dtype);  // IMP-12's rule and message
+  detail::CheckDtypeOrThrow("DtypeName", dtype);  // the dtype rule and its message (see IMP-12)
   std::string name = BaseName(dtype.code, dtype.bits);
   if (dtype.lanes != 1) name += "x" + std::to_string(dtype.lanes);
   return name;

@@ -1,5 +1,5 @@
-// ExportPlan: the export's checks once (detail::CheckExport), its block as often as needed
-// (detail::AllocateExport, detail::FillExport), both in src/to_dlpack.cpp.
+// ExportPlan: the export's checks once (detail::CheckExport, src/to_dlpack.cpp), its block as
+// often as needed (detail::AllocateExport, detail::FillExport, src/export_internal.h).
 #include "dlbridge/export_plan.h"
 
 #include <memory>
@@ -15,24 +15,29 @@ const char* WhereOf(ExportKind kind) noexcept {
   return kind == ExportKind::kLegacy ? "ToDLPack" : "ToDLPackVersioned";
 }
 
-template <class Managed>
-Managed* Emit(ExportKind kind, ExportKind wanted, const TensorLayout& layout,
-              const detail::ExportFacts& facts, KeepAlive keepAlive,
-              const ExportAllocator& allocator) {
+// Why a plan cannot emit: the other kind, or half an allocator. Cold, out of line.
+[[noreturn, gnu::cold, gnu::noinline]] void FailEmit(ExportKind kind, ExportKind wanted) {
   const char* where = WhereOf(wanted);
-  // EXP-15: one block per emission, the keep-alive called only by its deleter.
   if (kind != wanted) {
     detail::Fail(ErrorCode::kInvalidArgument,
                  std::string(where) + ": the plan was prepared for " + WhereOf(kind) +
                      ", whose checks differ; prepare one of ExportKind::" +
                      (wanted == ExportKind::kLegacy ? "kLegacy" : "kVersioned"));
   }
-  if ((allocator.allocate == nullptr) != (allocator.deallocate == nullptr)) {
-    detail::Fail(
-        ErrorCode::kInvalidArgument,
-        std::string(where) + ": ExportAllocator needs both allocate and deallocate, or neither");
+  detail::Fail(
+      ErrorCode::kInvalidArgument,
+      std::string(where) + ": ExportAllocator needs both allocate and deallocate, or neither");
+}
+
+template <class Managed>
+Managed* Emit(ExportKind kind, ExportKind wanted, const TensorLayout& layout,
+              const detail::ExportFacts& facts, KeepAlive keepAlive,
+              const ExportAllocator& allocator) {
+  // EXP-15: one block per emission, the keep-alive called only by its deleter.
+  if (kind != wanted || (allocator.allocate == nullptr) != (allocator.deallocate == nullptr)) {
+    FailEmit(kind, wanted);
   }
-  void* memory = detail::AllocateExport<Managed>(where, layout.Ndim(), allocator);
+  void* memory = detail::AllocateExport<Managed>(WhereOf(wanted), layout.Ndim(), allocator);
   return detail::FillExport<Managed>(memory, facts, layout, keepAlive, nullptr, allocator);
 }
 

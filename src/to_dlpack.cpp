@@ -1,6 +1,6 @@
 // Export: Tensor -> DLManagedTensorVersioned / DLManagedTensor, one allocation each. Every
-// export is the unchanged-import fast path, or the checks (Check) and then the block
-// (Allocate, Fill); ExportPlan (src/export_plan.cpp) runs the same two halves apart.
+// export is the unchanged-import fast path, or the checks (detail::CheckExport, here) and then
+// the block (src/export_internal.h); ExportPlan (src/export_plan.cpp) runs the two apart.
 #include "dlbridge/to_dlpack.h"
 
 #include <cstdlib>
@@ -28,46 +28,7 @@ namespace {
 
 using detail::Fail;
 
-// Everything one export needs, in one block: the managed struct first (so the deleter's
-// `self` is the block), then the keep-alive (a release or an owner reference) and how the
-// block is freed, then shape and strides.
-template <class Managed>
-struct ExportBlock {
-  Managed managed;
-  ReleaseFunction release;
-  void* context;
-  void (*deallocate)(void* block);  // null: std::free
-  std::shared_ptr<const void> owner;
-  // int64_t dims[2 * ndim] follow the block.
-
-  int64_t* Dims() noexcept { return reinterpret_cast<int64_t*>(this + 1); }
-
-  // Reads only the block's own fields, never the DLTensor (a consumer may have changed it):
-  // EXP-12. Ledger builds first ask whether `self` is a live export: a second call returns.
-  static void Delete(Managed* self) {
-    if (self == nullptr) return;
-    if (!detail::LedgerExportDeleting(self, std::is_same_v<Managed, DLManagedTensor>)) return;
-    auto* block = reinterpret_cast<ExportBlock*>(self);
-    ReleaseFunction release = block->release;
-    void* context = block->context;
-    void (*deallocate)(void*) = block->deallocate;
-    block->~ExportBlock();
-    if (deallocate != nullptr) {
-      deallocate(block);
-    } else {
-      std::free(block);
-    }
-    if (release != nullptr) release(context);
-  }
-};
-
-static_assert(alignof(ExportBlock<DLManagedTensorVersioned>) % alignof(int64_t) == 0 &&
-                  sizeof(ExportBlock<DLManagedTensorVersioned>) % alignof(int64_t) == 0,
-              "dims must be aligned after the block");
-static_assert(alignof(ExportBlock<DLManagedTensor>) % alignof(int64_t) == 0 &&
-                  sizeof(ExportBlock<DLManagedTensor>) % alignof(int64_t) == 0,
-              "dims must be aligned after the legacy block");
-
+// EXP-10: the export's device, from Tensor::device or the space's default (device-map.md).
 DLDevice ResolveDevice(const char* where, const Tensor& tensor, const ExportOptions& options) {
   const MemorySpace space = tensor.descriptor.GetMemorySpaceKind();
   const char* spaceName = MemorySpaceName(space);
@@ -111,7 +72,7 @@ DLDevice ResolveDevice(const char* where, const Tensor& tensor, const ExportOpti
              "without its context");
   }
   // GPU spaces: a missing id comes from the pointer's runtime; a given one is checked unless
-  // verification is off (spec/device-map.md GPU-2..GPU-8).
+  // verification is off (src/device_check.cpp; see GPU-2).
   const bool hasBytes = tensor.descriptor.GetSizeInBytes() > 0;
   const void* pointer =
       hasBytes
@@ -129,9 +90,17 @@ uint64_t PublishedFlags(const Tensor& tensor, const ExportOptions& options) {
   return flags;
 }
 
-// The checks of both exports (detail::CheckExport).
-detail::ExportFacts Check(const char* where, const Tensor& tensor, const ExportOptions& options,
-                          bool legacy) {
+}  // namespace
+
+namespace detail {
+
+void FailExportBlock(const char* where, const char* what) {
+  Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not " + what + " the export block");
+}
+
+// The checks of both exports.
+ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
+                        bool legacy) {
   detail::CheckFlagsOrThrow(where, tensor.flags, "Tensor::flags");  // EXP-13
   const uint64_t flags = PublishedFlags(tensor, options);
   if (legacy && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {  // EXP-7
@@ -148,7 +117,7 @@ detail::ExportFacts Check(const char* where, const Tensor& tensor, const ExportO
                                        " cannot be said in a legacy DLManagedTensor; use "
                                        "ToDLPackVersioned");
   }
-  detail::ExportFacts facts;
+  ExportFacts facts;
   facts.flags = flags;
   facts.device = ResolveDevice(where, tensor, options);
   const detail::ByteSpan span = detail::ComputeSpanOrThrow(
@@ -175,6 +144,10 @@ detail::ExportFacts Check(const char* where, const Tensor& tensor, const ExportO
   }
   return facts;
 }
+
+}  // namespace detail
+
+namespace {
 
 // An unchanged re-export hands back the tensor FromDLPack consumed. It is checked before the
 // export checks: the original passed import's, and nothing about it changed. Level Zero and
@@ -223,63 +196,6 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed* original,
 }
 
 template <class Managed>
-void* Allocate(const char* where, int32_t ndim, const ExportAllocator& allocator) {
-  const size_t bytes =
-      sizeof(ExportBlock<Managed>) + sizeof(int64_t) * 2 * static_cast<size_t>(ndim);
-  void* memory = allocator.allocate != nullptr ? allocator.allocate(bytes) : std::malloc(bytes);
-  if (memory == nullptr) {
-    Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not allocate the export block");
-  }
-  if (!detail::LedgerExportCreated(memory)) {  // ledger builds only; always true otherwise
-    if (allocator.deallocate != nullptr) {
-      allocator.deallocate(memory);
-    } else {
-      std::free(memory);
-    }
-    Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not record the export block");
-  }
-  return memory;
-}
-
-template <class Managed>
-Managed* Fill(void* memory, const detail::ExportFacts& facts, const TensorLayout& layout,
-              KeepAlive keepAlive, std::shared_ptr<const void>&& owner,
-              const ExportAllocator& allocator) noexcept {
-  using Block = ExportBlock<Managed>;
-  Block* block = new (memory) Block{};
-  Managed& m = block->managed;
-  if constexpr (!std::is_same_v<Managed, DLManagedTensor>) {
-    m.version.major = 1;  // EXP-4
-    m.version.minor = DLPACK_MINOR_VERSION;
-    m.flags = facts.flags;
-  }
-  DLTensor& t = m.dl_tensor;
-  const int32_t ndim = layout.Ndim();
-  t.data = facts.data;
-  t.device = facts.device;
-  t.ndim = ndim;
-  t.dtype = layout.Dtype();
-  if (ndim > 0) {  // EXP-5: strides always written out
-    int64_t* dims = block->Dims();
-    std::memcpy(dims, layout.Shape().data, sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
-    t.shape = dims;
-    t.strides = dims + ndim;
-  }
-  t.byte_offset = facts.byte_offset;
-  block->deallocate = allocator.deallocate;
-  if (owner) {
-    block->owner = std::move(owner);
-    m.manager_ctx = block;
-  } else {
-    block->release = keepAlive.release;
-    block->context = keepAlive.context;
-    m.manager_ctx = keepAlive.context;
-  }
-  m.deleter = &Block::Delete;
-  return &m;
-}
-
-template <class Managed>
 Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options) {
   constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
   MemoryDescriptor& descriptor = tensor.descriptor;
@@ -287,62 +203,33 @@ Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options)
       kLegacy ? &detail::ReleaseImportedLegacy : &detail::ReleaseImportedVersioned;
   if (descriptor.GetRelease() == kImportRelease && descriptor.GetReleaseContext() != nullptr) {
     auto* original = static_cast<Managed*>(descriptor.GetReleaseContext());
-    if (IsUnchangedImport(tensor, original, options)) {
+    if (IsUnchangedImport(tensor, original, options)) {  // RT-2: the original, no allocation
       detail::DescriptorAccess::Disarm(descriptor);
       return original;
     }
   }
+  // RT-3, RT-4: a changed import, or one whose original has no strides, is wrapped below (its
+  // release context is the original, whose deleter runs when the new export's does).
 
   // Prepare, then emit with the tensor's hold moved in (what ExportPlan does with a
   // keep-alive of the caller's).
-  const detail::ExportFacts facts = Check(where, tensor, options, kLegacy);
-  void* memory = Allocate<Managed>(where, tensor.layout.Ndim(), ExportAllocator{});
-  // Nothing below can fail: the hold moves only once the export is certain.
-  KeepAlive keepAlive;
-  std::shared_ptr<const void> owner;
-  if (detail::DescriptorAccess::HoldsOwner(descriptor)) {
-    owner = detail::DescriptorAccess::TakeOwner(descriptor);
-  } else if (descriptor.GetRelease() != nullptr) {
-    keepAlive = KeepAlive{descriptor.GetRelease(), descriptor.GetReleaseContext()};
-    detail::DescriptorAccess::Disarm(descriptor);
+  const detail::ExportFacts facts = detail::CheckExport(where, tensor, options, kLegacy);
+  // LT-6: the one allocation of the export.
+  void* memory = detail::AllocateExport<Managed>(where, tensor.layout.Ndim(), ExportAllocator{});
+  // EXP-11: nothing below can fail; the hold moves only once the export is certain.
+  if (detail::DescriptorAccess::HoldsOwner(descriptor)) {  // EXP-2: the block keeps the owner
+    std::shared_ptr<const void> owner = detail::DescriptorAccess::TakeOwner(descriptor);
+    return detail::FillExport<Managed>(memory, facts, tensor.layout, KeepAlive{}, &owner,
+                                       ExportAllocator{});
   }
-  return Fill<Managed>(memory, facts, tensor.layout, keepAlive, std::move(owner),
-                       ExportAllocator{});
+  // EXP-1: a release hold moves in, manager_ctx its context; EXP-3: no hold, no keep-alive.
+  const KeepAlive keepAlive{descriptor.GetRelease(), descriptor.GetReleaseContext()};
+  if (keepAlive.release != nullptr) detail::DescriptorAccess::Disarm(descriptor);
+  return detail::FillExport<Managed>(memory, facts, tensor.layout, keepAlive, nullptr,
+                                     ExportAllocator{});
 }
 
 }  // namespace
-
-namespace detail {
-
-ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
-                        bool legacy) {
-  return Check(where, tensor, options, legacy);
-}
-
-template <class Managed>
-void* AllocateExport(const char* where, int32_t ndim, const ExportAllocator& allocator) {
-  return Allocate<Managed>(where, ndim, allocator);
-}
-
-template <class Managed>
-Managed* FillExport(void* memory, const ExportFacts& facts, const TensorLayout& layout,
-                    KeepAlive keep_alive, std::shared_ptr<const void> owner,
-                    const ExportAllocator& allocator) noexcept {
-  return Fill<Managed>(memory, facts, layout, keep_alive, std::move(owner), allocator);
-}
-
-template void* AllocateExport<DLManagedTensorVersioned>(const char*, int32_t,
-                                                        const ExportAllocator&);
-template void* AllocateExport<DLManagedTensor>(const char*, int32_t, const ExportAllocator&);
-template DLManagedTensorVersioned* FillExport<DLManagedTensorVersioned>(
-    void*, const ExportFacts&, const TensorLayout&, KeepAlive, std::shared_ptr<const void>,
-    const ExportAllocator&) noexcept;
-template DLManagedTensor* FillExport<DLManagedTensor>(void*, const ExportFacts&,
-                                                      const TensorLayout&, KeepAlive,
-                                                      std::shared_ptr<const void>,
-                                                      const ExportAllocator&) noexcept;
-
-}  // namespace detail
 
 DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor, const ExportOptions& options) {
   return Export<DLManagedTensorVersioned>("ToDLPackVersioned", tensor, options);

@@ -34,9 +34,10 @@ struct CountingAllocator {
     ++allocated;
     return std::malloc(bytes);
   }
-  static void Deallocate(void* block) {
+  static void Deallocate(void* block, KeepAlive keepAlive) {
     ++freed;
     std::free(block);
+    if (keepAlive.release != nullptr) keepAlive.release(keepAlive.context);
   }
   static ExportAllocator Get() { return ExportAllocator{&Allocate, &Deallocate}; }
 };

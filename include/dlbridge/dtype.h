@@ -1,6 +1,6 @@
 /// @file
 /// Dtype names: a DLDataType as text and back, both directions from the core's one dtype
-/// table (the codes and bit widths that spec/validation.md IMP-12 accepts).
+/// table (the codes and bit widths the dtype rule accepts: spec/validation.md, see IMP-12).
 #pragma once
 
 #include <string>

@@ -16,8 +16,9 @@
 namespace dlbridge {
 
 /// What keeps one emission's memory alive: the emitted tensor's deleter calls
-/// `release(context)` exactly once, after freeing the tensor, on whichever thread runs it. A
-/// null `release` means nothing is kept alive (the caller manages the memory's lifetime).
+/// `release(context)` exactly once, after freeing the tensor, on whichever thread runs it (with
+/// an ExportAllocator, its `deallocate` does both). A null `release` means nothing is kept
+/// alive (the caller manages the memory's lifetime).
 struct KeepAlive {
   /// Called once by the deleter with `context`; may be null.
   ReleaseFunction release = nullptr;
@@ -26,13 +27,18 @@ struct KeepAlive {
 };
 
 /// Where an emission's one block (the managed tensor, its keep-alive, shape and strides) comes
-/// from. Both null (the default): std::malloc and std::free. Give both or neither.
+/// from, and how it ends. Both null (the default): std::malloc, and a deleter that calls
+/// std::free and then the keep-alive. Give both or neither.
 struct ExportAllocator {
   /// Returns `bytes` bytes aligned for int64_t and pointers, or nullptr when it cannot.
   void* (*allocate)(size_t bytes) = nullptr;
-  /// Frees a block `allocate` returned. Called by the deleter, on whichever thread runs it,
-  /// before the keep-alive's release.
-  void (*deallocate)(void* block) = nullptr;
+  /// Ends an emission: frees `block` (from `allocate`), then drops `keep_alive` exactly once
+  /// (calls `keep_alive.release(keep_alive.context)` when `release` is not null, or does that
+  /// work itself). The deleter calls it once, on whichever thread runs it, instead of calling
+  /// the keep-alive itself: an allocator that needs a lock to free (CPython's GIL for
+  /// PyMem_Free) takes it once for both. Also called with an empty KeepAlive for a block an
+  /// emission could not use (ledger builds, when the ledger cannot record it).
+  void (*deallocate)(void* block, KeepAlive keep_alive) = nullptr;
 };
 
 /// Which DLPack struct a plan emits, and so which export's checks it ran.
@@ -87,9 +93,10 @@ class DLBRIDGE_API ExportPlan {
   /// Emits a new DLManagedTensorVersioned ({1, DLPACK_MINOR_VERSION}, Flags()).
   ///
   /// Ownership, on success: the result owns `keep_alive`. The consumer calls its `deleter`
-  /// exactly once, on any thread: it frees the tensor (through `allocator.deallocate` when
-  /// given) and then calls `keep_alive.release(keep_alive.context)`, once. `manager_ctx` is
-  /// `keep_alive.context`. One allocation (through `allocator.allocate` when given).
+  /// exactly once, on any thread: it frees the tensor and then calls
+  /// `keep_alive.release(keep_alive.context)`, once (both through `allocator.deallocate` when
+  /// given). `manager_ctx` is `keep_alive.context`. One allocation (through
+  /// `allocator.allocate` when given).
   ///
   /// On failure: throws Error(kOutOfMemory) when the block cannot be allocated, or
   /// Error(kInvalidArgument) when the plan is kLegacy or the allocator gives only one of its

@@ -22,6 +22,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -279,31 +280,56 @@ struct PyDescriptor {
   PyObject* base;                                // the dlbridge.Tensor viewed, or null
 };
 
-// What ToDLPack*/ToDLPackVersioned produced for this tensor's description the last time it
-// was checked: exports replay it instead of re-running the core's checks on every call.
-// Anything that changes the description (descriptor setters, flags) clears it.
-struct ExportCheck {
-  bool legacy = false;     // ToDLPack accepted the description
-  bool versioned = false;  // ToDLPackVersioned accepted it
-  DLDevice device{};
-  void* data = nullptr;
-  uint64_t byte_offset = 0;
-  uint64_t versioned_flags = 0;
+// The core's ExportPlans of one dlbridge.Tensor, one per kind, each prepared at the first
+// export of its kind and emitted from until the description changes (descriptor setters
+// through Tensor.descriptor, Tensor.flags: Invalidate); the layout never changes. Out of line
+// (one pymalloc block, made at the first export), so that a Tensor stays a pymalloc object.
+struct ExportPlans {
+  std::optional<dlbridge::ExportPlan> versioned;  // ToDLPackVersioned's checks passed
+  std::optional<dlbridge::ExportPlan> legacy;     // ToDLPack's checks passed
 };
 
 struct PyTensor {
   PyObject_HEAD dlbridge::Tensor t;
-  ExportCheck check;
+  ExportPlans* plans;  // null until the first export
 };
 
 PyDescriptor* AsDescriptor(PyObject* self) { return reinterpret_cast<PyDescriptor*>(self); }
 PyTensor* AsTensor(PyObject* self) { return reinterpret_cast<PyTensor*>(self); }
 
+// The tensor's description changed: its exports are prepared again.
+void Invalidate(PyTensor* tensor) noexcept {
+  if (tensor->plans == nullptr) return;
+  tensor->plans->versioned.reset();
+  tensor->plans->legacy.reset();
+}
+
 // The descriptor is about to change: a tensor it belongs to must check its exports again.
 dlbridge::MemoryDescriptor* Mutable(PyObject* self) {
   PyDescriptor* d = AsDescriptor(self);
-  if (d->base != nullptr) AsTensor(d->base)->check = ExportCheck{};
+  if (d->base != nullptr) Invalidate(AsTensor(d->base));
   return d->d;
+}
+
+// The tensor's plans, prepared on first use (throws the core's Error when the tensor cannot
+// be exported so).
+ExportPlans& PlansOf(PyTensor* tensor) {
+  if (tensor->plans == nullptr) {
+    void* memory = PyMem_Malloc(sizeof(ExportPlans));
+    if (memory == nullptr) throw std::bad_alloc();
+    tensor->plans = new (memory) ExportPlans();
+  }
+  return *tensor->plans;
+}
+
+const dlbridge::ExportPlan& VersionedPlan(PyTensor* tensor) {
+  if (tensor->plans != nullptr && tensor->plans->versioned) return *tensor->plans->versioned;
+  return PlansOf(tensor).versioned.emplace(tensor->t, dlbridge::ExportKind::kVersioned);
+}
+
+const dlbridge::ExportPlan& LegacyPlan(PyTensor* tensor) {
+  if (tensor->plans != nullptr && tensor->plans->legacy) return *tensor->plans->legacy;
+  return PlansOf(tensor).legacy.emplace(tensor->t, dlbridge::ExportKind::kLegacy);
 }
 
 PyObject* DescriptorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
@@ -575,7 +601,7 @@ PyObject* AllocTensor() {
   PyObject* self = g_tensor_type->tp_alloc(g_tensor_type, 0);
   if (self == nullptr) return nullptr;
   new (&AsTensor(self)->t) dlbridge::Tensor();
-  new (&AsTensor(self)->check) ExportCheck();
+  AsTensor(self)->plans = nullptr;
   return self;
 }
 
@@ -625,7 +651,7 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   if (self == nullptr) return nullptr;
   dlbridge::Tensor& t = AsTensor(self)->t;
   new (&t) dlbridge::Tensor();
-  new (&AsTensor(self)->check) ExportCheck();
+  AsTensor(self)->plans = nullptr;
   DLB_TRY
   t.layout = dlbridge::TensorLayout(dt, std::move(shapeValues), std::move(strideValues),
                                     static_cast<uint64_t>(offset));
@@ -645,35 +671,13 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
 
 void TensorDealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
+  if (ExportPlans* plans = AsTensor(self)->plans) {
+    plans->~ExportPlans();
+    PyMem_Free(plans);
+  }
   AsTensor(self)->t.~Tensor();  // drops the hold: calls the release or the imported deleter
   type->tp_free(self);
   Py_DECREF(type);
-}
-
-// The device the tensor exports as (the same rules as ToDLPack*, which this mirrors).
-bool ResolveDevice(const dlbridge::Tensor& t, DLDevice* out) {
-  const dlbridge::MemorySpace space = t.descriptor.GetMemorySpaceKind();
-  DLDevice device = t.device;
-  if (device.device_type == 0) {
-    device.device_type = dlbridge::DefaultDeviceType(space);
-    device.device_id = -1;
-  } else if (!dlbridge::DeviceTypeMatchesSpace(device.device_type, space)) {
-    PyErr_Format(PyExc_BufferError, "Tensor.device type %d (%s) contradicts memory space '%s'",
-                 static_cast<int>(device.device_type), dlbridge::DeviceTypeName(device.device_type),
-                 dlbridge::MemorySpaceName(space));
-    return false;
-  }
-  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(device.device_type);
-  if (row != nullptr && row->id_is_zero) {
-    device.device_id = 0;
-  } else if (device.device_id < 0) {
-    PyErr_Format(PyExc_BufferError,
-                 "memory space '%s' needs a device ordinal: give Tensor(..., device=(%d, ordinal))",
-                 dlbridge::MemorySpaceName(space), static_cast<int>(device.device_type));
-    return false;
-  }
-  *out = device;
-  return true;
 }
 
 PyObject* TensorGetDescriptor(PyObject* self, void*) { return DescriptorView(self); }
@@ -719,7 +723,7 @@ int TensorSetFlags(PyObject* self, PyObject* value, void*) {
   int64_t flags = 0;
   if (!ToInt64(value, "flags", &flags)) return -1;
   AsTensor(self)->t.flags = static_cast<uint64_t>(flags);
-  AsTensor(self)->check = ExportCheck{};
+  Invalidate(AsTensor(self));
   return 0;
 }
 
@@ -729,7 +733,9 @@ PyObject* TensorGetReadOnly(PyObject* self, void*) {
 
 PyObject* TensorDlpackDevice(PyObject* self, PyObject*) {
   DLDevice device{};
-  if (!ResolveDevice(AsTensor(self)->t, &device)) return nullptr;
+  DLB_TRY
+  device = VersionedPlan(AsTensor(self)).Device();  // the core's answer: what __dlpack__ emits
+  DLB_CATCH(nullptr)
   return Py_BuildValue("(ii)", static_cast<int>(device.device_type),
                        static_cast<int>(device.device_id));
 }
@@ -753,108 +759,43 @@ PyObject* TensorRepr(PyObject* self) {
 // ---------------------------------------------------------------------------------------
 // Export
 
-// A hold-less copy of the tensor's description, layout, device and flags.
-dlbridge::Tensor DescribeOnly(const dlbridge::Tensor& source) {
-  dlbridge::Tensor t;
-  t.descriptor.SetMemorySpace(source.descriptor.GetMemorySpaceKind());
-  t.descriptor.SetPointer(source.descriptor.GetPointer());
-  t.descriptor.SetSizeInBytes(source.descriptor.GetSizeInBytes());
-  t.layout = source.layout;
-  t.device = source.device;
-  t.flags = source.flags;
-  return t;
+// Zero-copy export of a dlbridge.Tensor. Every emission keeps `self` (the Python object)
+// alive, so the tensor's own hold is dropped only once the object and every export are gone;
+// it is one pymalloc block (the core's block, from PyMem_Malloc).
+
+// The keep-alive of an emission: the reference to the dlbridge.Tensor (any thread).
+void DropTensorRef(void* object) noexcept { DecRefAnyThread(static_cast<PyObject*>(object)); }
+
+// Ends an emission (its deleter may run on any thread, with the GIL or without it): takes the
+// GIL once to free the pymalloc block and drop the tensor reference (the keep-alive); after
+// interpreter finalisation both are leaked on purpose.
+void EndExport(void* block, dlbridge::KeepAlive keepAlive) noexcept {
+  if (!Py_IsInitialized()) return;
+  PyGILState_STATE state = PyGILState_Ensure();
+  PyMem_Free(block);
+  Py_XDECREF(static_cast<PyObject*>(keepAlive.context));
+  PyGILState_Release(state);
 }
 
-// Zero-copy export of a dlbridge.Tensor. The managed tensor keeps `self` (the Python object)
-// alive, so the tensor's own hold is dropped only once the object and every export are gone.
-//
-// The first export of each kind runs the core's ToDLPack / ToDLPackVersioned on a hold-less
-// copy of the description, so every check, error and resolved field is the core's; the
-// result (device, data, byte_offset, flags) is cached in PyTensor::check and replayed into
-// one pymalloc block per export until the description changes.
-template <class Managed>
-struct PyExport {
-  Managed managed;
-  PyObject* owner;  // the dlbridge.Tensor; never read from dl_tensor or manager_ctx
-  // int64_t dims[2 * ndim] follow.
-
-  int64_t* Dims() noexcept { return reinterpret_cast<int64_t*>(this + 1); }
-
-  // Any thread, GIL or not: takes the GIL to free the block and drop the reference; after
-  // interpreter finalisation both are leaked on purpose.
-  static void Delete(Managed* self) noexcept {
-    if (self == nullptr || !Py_IsInitialized()) return;
-    auto* block = reinterpret_cast<PyExport*>(self);
-    PyGILState_STATE state = PyGILState_Ensure();
-    PyObject* owner = block->owner;
-    PyMem_Free(block);
-    Py_DECREF(owner);
-    PyGILState_Release(state);
-  }
-};
-static_assert(sizeof(PyExport<DLManagedTensorVersioned>) % alignof(int64_t) == 0 &&
-                  sizeof(PyExport<DLManagedTensor>) % alignof(int64_t) == 0,
-              "dims must be aligned after the block");
-
-template <class Managed>
-void Check(PyTensor* self) {
-  constexpr bool kVersioned = std::is_same_v<Managed, DLManagedTensorVersioned>;
-  ExportCheck& check = self->check;
-  Managed* probe = nullptr;
-  if constexpr (kVersioned) {
-    probe = dlbridge::ToDLPackVersioned(DescribeOnly(self->t));
-    check.versioned_flags = probe->flags;
-  } else {
-    probe = dlbridge::ToDLPack(DescribeOnly(self->t));
-  }
-  check.device = probe->dl_tensor.device;
-  check.data = probe->dl_tensor.data;
-  check.byte_offset = probe->dl_tensor.byte_offset;
-  probe->deleter(probe);
-  (kVersioned ? check.versioned : check.legacy) = true;
-}
+constexpr dlbridge::ExportAllocator kPyAllocator{&PyMem_Malloc, &EndExport};
 
 template <class Managed>
 Managed* ExportSelf(PyObject* object) {
-  constexpr bool kVersioned = std::is_same_v<Managed, DLManagedTensorVersioned>;
   PyTensor* self = AsTensor(object);
-  if (!(kVersioned ? self->check.versioned : self->check.legacy)) Check<Managed>(self);
-  const dlbridge::TensorLayout& layout = self->t.layout;
-  const int32_t ndim = layout.Ndim();
-  using Block = PyExport<Managed>;
-  void* memory = PyMem_Malloc(sizeof(Block) + sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
-  if (memory == nullptr) throw std::bad_alloc();
-  Block* block = static_cast<Block*>(memory);
-  Managed& m = block->managed;
-  if constexpr (kVersioned) {
-    m.version.major = 1;
-    m.version.minor = DLPACK_MINOR_VERSION;
-    m.flags = self->check.versioned_flags;
-  }
-  DLTensor& t = m.dl_tensor;
-  t.data = self->check.data;
-  t.device = self->check.device;
-  t.ndim = ndim;
-  t.dtype = layout.Dtype();
-  if (ndim > 0) {
-    int64_t* dims = block->Dims();
-    std::memcpy(dims, layout.Shape().data, sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
-    t.shape = dims;
-    t.strides = dims + ndim;
+  const dlbridge::KeepAlive keepAlive{&DropTensorRef, object};
+  Managed* m = nullptr;
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    m = VersionedPlan(self).EmitVersioned(keepAlive, kPyAllocator);
   } else {
-    t.shape = nullptr;
-    t.strides = nullptr;
+    m = LegacyPlan(self).EmitLegacy(keepAlive, kPyAllocator);
   }
-  t.byte_offset = self->check.byte_offset;
-  Py_INCREF(object);
-  block->owner = object;
-  m.manager_ctx = object;
-  m.deleter = &Block::Delete;
-  return &m;
+  Py_INCREF(object);  // the emission holds it from here on (its deleter drops it)
+  return m;
 }
 
 bool IsHostReachable(int32_t deviceType) {
-  return deviceType == kDLCPU || deviceType == kDLCUDAHost || deviceType == kDLROCMHost;
+  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(deviceType);
+  return row != nullptr && row->host_addressable;
 }
 
 // The array API's stream rules for the device the consumer will use.
@@ -946,9 +887,11 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     return nullptr;
   }
   const dlbridge::Tensor& t = AsTensor(self)->t;
-  const ExportCheck& check = AsTensor(self)->check;
-  DLDevice source = check.device;  // the core's answer, once an export has been checked
-  if (!check.legacy && !check.versioned && !ResolveDevice(t, &source)) return nullptr;
+  const dlbridge::ExportPlan* plan = nullptr;  // the core's checks and device, for any kind
+  DLB_TRY
+  plan = &VersionedPlan(AsTensor(self));
+  DLB_CATCH(nullptr)
+  const DLDevice source = plan->Device();
   DLDevice target = source;
   if (dlDevice != Py_None) {
     int64_t type = 0;
@@ -995,7 +938,7 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   if (!CheckStream(stream, target)) return nullptr;
   DLB_TRY
   if (needCopy) {
-    dlbridge::Tensor copied = dlbridge::CopyToHost(t);
+    dlbridge::Tensor copied = dlbridge::CopyToHost(*plan);
     if (versioned) {
       DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(copied));
       m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
@@ -1031,10 +974,11 @@ struct SavedException {
 template <class Managed, const char* kName>
 void CapsuleDestructorWork(PyObject* capsule) {
   const char* name = PyCapsule_GetName(capsule);
-  if (name == nullptr || std::strcmp(name, kName) != 0) {
+  if (name == nullptr) {
     PyErr_Clear();
-    return;  // consumed (renamed used_…): the consumer owns the tensor now
+    return;
   }
+  if (std::strcmp(name, kName) != 0) return;  // consumed (renamed used_…): the consumer owns it
   auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, kName));
   if (m == nullptr) {
     PyErr_Clear();
@@ -1047,7 +991,7 @@ template <class Managed, const char* kName>
 void CapsuleDestructor(PyObject* capsule) {
   if (PyErr_Occurred() == nullptr) {
     CapsuleDestructorWork<Managed, kName>(capsule);
-    PyErr_Clear();  // a deleter must not leave an exception behind
+    if (PyErr_Occurred() != nullptr) PyErr_Clear();  // a deleter must not leave one behind
   } else {
     SavedException saved;  // the pending exception survives the deleter
     CapsuleDestructorWork<Managed, kName>(capsule);
@@ -1319,9 +1263,7 @@ int ApiDLTensorFromPyObject(void* pyObject, DLTensor* out) {
   DLB_TRY
   // The export's checks (bounds, device, dtype), without a hold; shape and strides then
   // point into the tensor's own layout, valid while the object lives and is unchanged.
-  DLManagedTensorVersioned* view = dlbridge::ToDLPackVersioned(DescribeOnly(t));
-  *out = view->dl_tensor;
-  view->deleter(view);
+  *out = VersionedPlan(AsTensor(obj)).View();
   out->shape = out->ndim > 0 ? const_cast<int64_t*>(t.layout.Shape().data) : nullptr;
   out->strides = out->ndim > 0 ? const_cast<int64_t*>(t.layout.Strides().data) : nullptr;
   DLB_CATCH(-1)

@@ -150,6 +150,13 @@ class DescriptorApi(unittest.TestCase):
         md = dlbridge.MemoryDescriptor(0x1000, 16, "host")
         with self.assertRaises(BufferError):
             dlbridge.Tensor(md, "float32", (4,), device=(2, 0)).__dlpack_device__()
+        # The export's own device rule: kDLCPU's device_id must be 0, as __dlpack__ says too.
+        md = dlbridge.MemoryDescriptor(0x1000, 16, "host")
+        t = dlbridge.Tensor(md, "float32", (4,), device=(1, 5))
+        for call in (t.__dlpack_device__, t.__dlpack__):
+            with self.subTest(call=call.__name__), self.assertRaises(BufferError) as cm:
+                call()
+            self.assertEqual(cm.exception.code, "kDeviceMismatch")
 
 
 if __name__ == "__main__":
