@@ -1,0 +1,269 @@
+// Export (hot): Tensor.__dlpack__ with the array API's argument and stream rules, emissions
+// of the tensor's ExportPlans, the host copy, and the capsules with their destructors. One
+// translation unit, so that the whole path from __dlpack__ to PyCapsule_New inlines.
+#include "py_internal.h"
+
+namespace dlbpy {
+namespace {
+
+// The keep-alive of an emission: the reference to the dlbridge.Tensor (any thread).
+void DropTensorRef(void* object) noexcept { DecRefAnyThread(static_cast<PyObject*>(object)); }
+
+// PY-12: ends an emission (its deleter may run on any thread, with the GIL or without it):
+// takes the GIL once to free the pymalloc block and drop the tensor reference (the
+// keep-alive); after interpreter finalisation both are leaked on purpose.
+void EndExport(void* block, dlbridge::KeepAlive keepAlive) noexcept {
+  if (!Py_IsInitialized()) return;
+  PyGILState_STATE state = PyGILState_Ensure();
+  PyMem_Free(block);
+  Py_XDECREF(static_cast<PyObject*>(keepAlive.context));
+  PyGILState_Release(state);
+}
+
+constexpr dlbridge::ExportAllocator kPyAllocator{&PyMem_Malloc, &EndExport};
+
+// Zero-copy export of a dlbridge.Tensor: an emission of the tensor's plan of that kind
+// (tensor_type.cpp, see PY-11); the legacy plan refuses read-only data (PY-8). Every emission
+// keeps the Python object alive, so the tensor's own hold is dropped only once the object and
+// every export are gone.
+template <class Managed>
+Managed* ExportSelf(PyObject* object) {
+  PyTensor* self = AsTensor(object);
+  const dlbridge::KeepAlive keepAlive{&DropTensorRef, object};
+  Managed* m = nullptr;
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    m = VersionedPlan(self).EmitVersioned(keepAlive, kPyAllocator);
+  } else {
+    m = LegacyPlan(self).EmitLegacy(keepAlive, kPyAllocator);
+  }
+  Py_INCREF(object);  // the emission holds it from here on (its deleter drops it)
+  return m;
+}
+
+bool IsHostReachable(int32_t deviceType) {
+  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(deviceType);
+  return row != nullptr && row->host_addressable;
+}
+
+// PY-9: the array API's stream rules for the device the consumer will use.
+bool CheckStream(PyObject* stream, DLDevice device) {
+  if (stream == Py_None) return true;
+  if (!PyLong_Check(stream) || PyBool_Check(stream)) {
+    PyErr_Format(PyExc_TypeError, "__dlpack__: stream must be None or an int, not %.100s",
+                 Py_TYPE(stream)->tp_name);
+    return false;
+  }
+  int overflow = 0;
+  long long s = PyLong_AsLongLongAndOverflow(stream, &overflow);
+  if (s == -1 && PyErr_Occurred()) return false;
+  if (overflow > 0) s = 3;  // a pointer-sized value above INT64_MAX: a stream pointer
+  if (overflow < 0) s = -2;
+  switch (device.device_type) {
+    case kDLCPU:
+      PyErr_Format(PyExc_ValueError, "__dlpack__: stream must be None for kDLCPU data, not %lld",
+                   s);
+      return false;
+    case kDLCUDA:
+    case kDLCUDAHost:
+    case kDLCUDAManaged:
+      if (s == 0 || s < -1) {
+        PyErr_Format(PyExc_ValueError,
+                     "__dlpack__: stream %lld is illegal for CUDA; accepted: None (legacy "
+                     "default), 1 (legacy), 2 (per-thread), > 2 (a cudaStream_t), -1 (no "
+                     "synchronisation)",
+                     s);
+        return false;
+      }
+      return true;
+    case kDLROCM:
+    case kDLROCMHost:
+      if (s == 1 || s == 2 || s < -1) {
+        PyErr_Format(PyExc_ValueError,
+                     "__dlpack__: stream %lld is illegal for ROCm; accepted: None or 0 (default "
+                     "stream), > 2 (a hipStream_t), -1 (no synchronisation)",
+                     s);
+        return false;
+      }
+      return true;
+    default: return true;  // no stream convention defined; dlbridge has no work to order
+  }
+}
+
+PyObject* NewCapsule(DLManagedTensorVersioned* m);
+PyObject* NewCapsule(DLManagedTensor* m);
+
+// ---- Capsules ----
+
+// Preserves the pending exception (if any) across a capsule destructor's work.
+struct SavedException {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* exc = PyErr_GetRaisedException();
+  ~SavedException() { PyErr_SetRaisedException(exc); }
+#else
+  PyObject* type = nullptr;
+  PyObject* value = nullptr;
+  PyObject* traceback = nullptr;
+  SavedException() { PyErr_Fetch(&type, &value, &traceback); }
+  ~SavedException() { PyErr_Restore(type, value, traceback); }
+#endif
+  SavedException(const SavedException&) = delete;
+  SavedException& operator=(const SavedException&) = delete;
+};
+
+// PY-13: calls the deleter only while the capsule is unconsumed (still named kName).
+template <class Managed, const char* kName>
+void CapsuleDestructorWork(PyObject* capsule) {
+  const char* name = PyCapsule_GetName(capsule);
+  if (name == nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  if (std::strcmp(name, kName) != 0) return;  // consumed (renamed used_…): the consumer owns it
+  auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, kName));
+  if (m == nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  if (m->deleter != nullptr) m->deleter(m);
+}
+
+template <class Managed, const char* kName>
+void CapsuleDestructor(PyObject* capsule) {
+  if (PyErr_Occurred() == nullptr) {
+    CapsuleDestructorWork<Managed, kName>(capsule);
+    if (PyErr_Occurred() != nullptr) PyErr_Clear();  // a deleter must not leave one behind
+  } else {
+    SavedException saved;  // the pending exception survives the deleter
+    CapsuleDestructorWork<Managed, kName>(capsule);
+  }
+}
+
+PyObject* NewCapsule(DLManagedTensorVersioned* m) {
+  PyObject* capsule = PyCapsule_New(m, kVersionedName,
+                                    &CapsuleDestructor<DLManagedTensorVersioned, kVersionedName>);
+  if (capsule == nullptr) m->deleter(m);
+  return capsule;
+}
+
+PyObject* NewCapsule(DLManagedTensor* m) {
+  PyObject* capsule =
+      PyCapsule_New(m, kLegacyName, &CapsuleDestructor<DLManagedTensor, kLegacyName>);
+  if (capsule == nullptr) m->deleter(m);
+  return capsule;
+}
+
+}  // namespace
+
+PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  // PY-7: arguments of the wrong Python type raise TypeError.
+  if (nargs != 0) {
+    PyErr_SetString(PyExc_TypeError,
+                    "__dlpack__() takes only keyword arguments "
+                    "(stream, max_version, dl_device, copy)");
+    return nullptr;
+  }
+  PyObject* stream = Py_None;
+  PyObject* maxVersion = Py_None;
+  PyObject* dlDevice = Py_None;
+  PyObject* copy = Py_None;
+  if (kwnames != nullptr) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* key = PyTuple_GET_ITEM(kwnames, i);
+      PyObject* value = args[i];
+      if (key == g_str_stream || PyUnicode_Compare(key, g_str_stream) == 0) {
+        stream = value;
+      } else if (key == g_str_max_version || PyUnicode_Compare(key, g_str_max_version) == 0) {
+        maxVersion = value;
+      } else if (key == g_str_dl_device || PyUnicode_Compare(key, g_str_dl_device) == 0) {
+        dlDevice = value;
+      } else if (key == g_str_copy || PyUnicode_Compare(key, g_str_copy) == 0) {
+        copy = value;
+      } else {
+        PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument %R", key);
+        return nullptr;
+      }
+    }
+  }
+  bool versioned = false;  // PY-6: max_version selects the capsule
+  if (maxVersion != Py_None) {
+    int64_t major = 0;
+    int64_t minor = 0;
+    if (!ToIntPair(maxVersion, "__dlpack__: max_version", &major, &minor)) return nullptr;
+    versioned = major >= 1;
+  }
+  if (copy != Py_None && !PyBool_Check(copy)) {
+    PyErr_Format(PyExc_TypeError, "__dlpack__: copy must be None, True or False, not %.100R", copy);
+    return nullptr;
+  }
+  const dlbridge::Tensor& t = AsTensor(self)->t;
+  const dlbridge::ExportPlan* plan = nullptr;  // the core's checks and device, for any kind
+  DLB_TRY
+  plan = &VersionedPlan(AsTensor(self));
+  DLB_CATCH(nullptr)
+  const DLDevice source = plan->Device();
+  DLDevice target = source;
+  if (dlDevice != Py_None) {
+    int64_t type = 0;
+    int64_t id = 0;
+    if (!ToIntPair(dlDevice, "__dlpack__: dl_device", &type, &id)) return nullptr;
+    target.device_type = static_cast<DLDeviceType>(type);
+    target.device_id = static_cast<int32_t>(id);
+    if (type != target.device_type || id != target.device_id) {
+      PyErr_SetString(PyExc_BufferError, "__dlpack__: dl_device is out of range");
+      return nullptr;
+    }
+  }
+  // PY-10: dl_device and copy; only host-addressable memory is copied, into kDLCPU memory.
+  bool needCopy = copy == Py_True;
+  const bool sameDevice =
+      target.device_type == source.device_type && target.device_id == source.device_id;
+  if (!sameDevice) {
+    if (!(target.device_type == kDLCPU && target.device_id == 0 &&
+          IsHostReachable(source.device_type))) {
+      PyErr_Format(PyExc_BufferError,
+                   "__dlpack__: cannot export %s memory (device (%d, %d)) to dl_device (%d, %d); "
+                   "dlbridge copies only host-reachable memory, and only to (kDLCPU, 0)",
+                   t.descriptor.GetMemorySpace(), static_cast<int>(source.device_type),
+                   static_cast<int>(source.device_id), static_cast<int>(target.device_type),
+                   static_cast<int>(target.device_id));
+      return nullptr;
+    }
+    if (copy == Py_False) {
+      PyErr_Format(PyExc_BufferError,
+                   "__dlpack__: dl_device (%d, %d) differs from the tensor's device (%d, %d), "
+                   "which needs a copy, but copy=False",
+                   static_cast<int>(target.device_type), static_cast<int>(target.device_id),
+                   static_cast<int>(source.device_type), static_cast<int>(source.device_id));
+      return nullptr;
+    }
+    needCopy = true;
+  }
+  if (needCopy && target.device_type != kDLCPU) {
+    PyErr_Format(PyExc_BufferError,
+                 "__dlpack__: copy=True for device (%d, %d): dlbridge copies only into kDLCPU "
+                 "memory (pass dl_device=(1, 0) for host-reachable data)",
+                 static_cast<int>(target.device_type), static_cast<int>(target.device_id));
+    return nullptr;
+  }
+  if (!CheckStream(stream, target)) return nullptr;
+  DLB_TRY
+  if (needCopy) {
+    dlbridge::Tensor copied = dlbridge::CopyToHost(*plan);
+    if (versioned) {
+      DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(copied));
+      m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+      return NewCapsule(m);
+    }
+    return NewCapsule(dlbridge::ToDLPack(std::move(copied)));
+  }
+  if (versioned) return NewCapsule(ExportSelf<DLManagedTensorVersioned>(self));
+  return NewCapsule(ExportSelf<DLManagedTensor>(self));
+  DLB_CATCH(nullptr)
+}
+
+DLManagedTensorVersioned* ExportVersioned(PyObject* tensor) {
+  return ExportSelf<DLManagedTensorVersioned>(tensor);
+}
+
+}  // namespace dlbpy

@@ -1,0 +1,220 @@
+// What the files of the `dlbridge` Python module (dlbridge._dlbridge) share: the object
+// layouts, the interned names and types created at import, the error helpers, the argument
+// helpers and each file's entry points. Written against the CPython C API directly (no
+// binding library), so that the DLPack exchange paths cost about what NumPy's own do.
+//
+// The files, one job each (spec/python.md gives every rule with its test):
+//   module.cpp            PyInit__dlbridge: interned names, the module's method table,
+//                         type registration, constants
+//   errors.cpp            dlbridge::Error and other C++ exceptions -> Python exceptions
+//   args.cpp              Python arguments -> C++ values (ints, addresses, shapes, dtypes)
+//   descriptor_type.cpp   dlbridge.MemoryDescriptor; Python owners held from C++
+//   tensor_type.cpp       dlbridge.Tensor: construction, attributes, __dlpack_device__, its
+//                         export plans
+//   dlpack_export.cpp     __dlpack__, stream rules, capsules (hot: one translation unit)
+//   dlpack_import.cpp     dlbridge.from_dlpack, capsule import, the legacy-type cache, the
+//                         exchange-API lookup (hot: one translation unit)
+//   exchange_api.cpp      the DLPack 1.3 C exchange table published on dlbridge.Tensor
+//   checker_bindings.cpp  _check_capsule, _checker_rules (the conformance checker)
+//
+// Threads and finalisation: every release dlbridge installs that drops a Python reference
+// takes the GIL with PyGILState_Ensure, so it may run on any thread; once the interpreter is
+// no longer initialised (Py_IsInitialized() == 0) it deliberately leaks the reference
+// instead, because touching a finalised interpreter is undefined.
+#pragma once
+
+// Python.h first, as CPython asks (it may set macros the standard headers read); then every
+// standard header the module's files use, so each file includes only this one.
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "dlbridge/dlbridge.h"
+
+#if DLPACK_MAJOR_VERSION == 1 && DLPACK_MINOR_VERSION >= 3
+#define DLBRIDGE_PY_EXCHANGE_API 1
+#else
+#define DLBRIDGE_PY_EXCHANGE_API 0
+#endif
+
+namespace dlbpy {
+
+inline constexpr const char kLegacyName[] = "dltensor";
+inline constexpr const char kVersionedName[] = "dltensor_versioned";
+inline constexpr const char kUsedLegacyName[] = "used_dltensor";
+inline constexpr const char kUsedVersionedName[] = "used_dltensor_versioned";
+inline constexpr const char kExchangeApiName[] = "dlpack_exchange_api";
+
+// What a capsule's name says it holds.
+enum class CapsuleKind { kVersioned, kLegacy, kUsed, kOther };
+inline CapsuleKind KindOfCapsule(const char* name) noexcept {
+  if (std::strcmp(name, kVersionedName) == 0) return CapsuleKind::kVersioned;
+  if (std::strcmp(name, kLegacyName) == 0) return CapsuleKind::kLegacy;
+  if (std::strcmp(name, kUsedLegacyName) == 0 || std::strcmp(name, kUsedVersionedName) == 0) {
+    return CapsuleKind::kUsed;
+  }
+  return CapsuleKind::kOther;
+}
+
+// Interned strings, constant objects and the two types, created once by PyInit__dlbridge
+// (module.cpp).
+extern PyObject* g_str_dlpack;           // "__dlpack__"
+extern PyObject* g_str_exchange_api;     // "__dlpack_c_exchange_api__"
+extern PyObject* g_str_stream;           // "stream"
+extern PyObject* g_str_max_version;      // "max_version"
+extern PyObject* g_str_dl_device;        // "dl_device"
+extern PyObject* g_str_copy;             // "copy"
+extern PyObject* g_str_code;             // "code"
+extern PyObject* g_kwnames_max_version;  // ("max_version",)
+extern PyObject* g_max_version;          // (1, DLPACK_MINOR_VERSION)
+extern PyTypeObject* g_descriptor_type;
+extern PyTypeObject* g_tensor_type;
+
+// ---- The objects ----
+
+// A dlbridge.MemoryDescriptor: its own descriptor, or a view of a dlbridge.Tensor's.
+struct PyDescriptor {
+  PyObject_HEAD dlbridge::MemoryDescriptor own;  // used when this object owns its descriptor
+  dlbridge::MemoryDescriptor* d;                 // &own, or the descriptor inside `base`
+  PyObject* base;                                // the dlbridge.Tensor viewed, or null
+};
+
+// The core's ExportPlans of one dlbridge.Tensor, one per kind, each prepared at the first
+// export of its kind and emitted from until the description changes (descriptor setters
+// through Tensor.descriptor, Tensor.flags: Invalidate); the layout never changes. Out of line
+// (one pymalloc block, made at the first export), so that a Tensor stays a pymalloc object.
+struct ExportPlans {
+  std::optional<dlbridge::ExportPlan> versioned;  // ToDLPackVersioned's checks passed
+  std::optional<dlbridge::ExportPlan> legacy;     // ToDLPack's checks passed
+};
+
+// A dlbridge.Tensor.
+struct PyTensor {
+  PyObject_HEAD dlbridge::Tensor t;
+  ExportPlans* plans;  // null until the first export
+};
+
+inline PyDescriptor* AsDescriptor(PyObject* self) { return reinterpret_cast<PyDescriptor*>(self); }
+inline PyTensor* AsTensor(PyObject* self) { return reinterpret_cast<PyTensor*>(self); }
+
+// ---- Errors (errors.cpp) ----
+
+// The Python exception type for an ErrorCode (spec/python.md, "Errors").
+PyObject* ExceptionFor(dlbridge::ErrorCode code);
+// Sets the Python exception for a dlbridge::Error: the message unchanged, and the
+// ErrorCode's name as the exception's `code` attribute.
+void SetError(const dlbridge::Error& e);
+// Converts whatever a C++ call threw into the Python exception; call it in a catch block.
+void SetCurrentException();
+
+#define DLB_TRY try {
+#define DLB_CATCH(result)           \
+  }                                 \
+  catch (...) {                     \
+    ::dlbpy::SetCurrentException(); \
+    return result;                  \
+  }
+
+#define DLB_METH(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn))
+
+// ---- Arguments (args.cpp; ToIntPair inline: the hot paths parse with it) ----
+
+bool ToInt64(PyObject* value, const char* what, int64_t* out);
+// An address: any int in [INT64_MIN, UINT64_MAX] (values above INT64_MAX wrap, as C would).
+bool ToAddress(PyObject* value, const char* what, int64_t* out);
+const char* ToUtf8(PyObject* value, const char* what);
+bool ToInt64Vector(PyObject* value, const char* what, std::vector<int64_t>* out);
+PyObject* Int64Tuple(const int64_t* values, size_t n);
+// A dtype: a name the core's ParseDtype accepts ("float32", "bool", "float32x4", ...), or a
+// tuple (code, bits[, lanes]).
+bool ToDtype(PyObject* value, DLDataType* out);
+
+// A tuple of exactly two ints.
+inline bool ToIntPair(PyObject* value, const char* what, int64_t* first, int64_t* second) {
+  if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 2 ||
+      !PyLong_Check(PyTuple_GET_ITEM(value, 0)) || !PyLong_Check(PyTuple_GET_ITEM(value, 1))) {
+    PyErr_Format(PyExc_TypeError, "%s must be None or a tuple of two ints, not %.100R", what,
+                 value);
+    return false;
+  }
+  long long a = PyLong_AsLongLong(PyTuple_GET_ITEM(value, 0));
+  if (a == -1 && PyErr_Occurred()) return false;
+  long long b = PyLong_AsLongLong(PyTuple_GET_ITEM(value, 1));
+  if (b == -1 && PyErr_Occurred()) return false;
+  *first = a;
+  *second = b;
+  return true;
+}
+
+// ---- dlbridge.MemoryDescriptor (descriptor_type.cpp) ----
+
+extern PyType_Spec kDescriptorSpec;
+// Drops a reference on any thread, taking the GIL; leaks it after finalisation.
+void DecRefAnyThread(PyObject* object) noexcept;
+// A MemoryDescriptor object viewing `tensor`'s own descriptor (Tensor.descriptor).
+PyObject* DescriptorView(PyObject* tensor);
+// The descriptor of a MemoryDescriptor object that is about to change: a tensor it belongs
+// to prepares its exports again.
+dlbridge::MemoryDescriptor* Mutable(PyObject* self);
+
+// ---- dlbridge.Tensor (tensor_type.cpp) ----
+
+extern PyType_Spec kTensorSpec;
+// The tensor's description changed: its exports are prepared again.
+void Invalidate(PyTensor* tensor) noexcept;
+// Prepares (and keeps) the tensor's plan of `kind`; throws the core's Error when the tensor
+// cannot be exported so.
+const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind kind);
+
+// The tensor's plans: the kept one, else PreparePlan's (throws).
+inline const dlbridge::ExportPlan& VersionedPlan(PyTensor* tensor) {
+  if (tensor->plans != nullptr && tensor->plans->versioned) return *tensor->plans->versioned;
+  return PreparePlan(tensor, dlbridge::ExportKind::kVersioned);
+}
+inline const dlbridge::ExportPlan& LegacyPlan(PyTensor* tensor) {
+  if (tensor->plans != nullptr && tensor->plans->legacy) return *tensor->plans->legacy;
+  return PreparePlan(tensor, dlbridge::ExportKind::kLegacy);
+}
+
+// ---- Export and capsules (dlpack_export.cpp) ----
+
+// Tensor.__dlpack__(*, stream, max_version, dl_device, copy).
+PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+// A zero-copy versioned export of a dlbridge.Tensor (the exchange API's); throws.
+DLManagedTensorVersioned* ExportVersioned(PyObject* tensor);
+
+// ---- Import (dlpack_import.cpp) ----
+
+// dlbridge.from_dlpack(obj).
+PyObject* FromDlpack(PyObject* module, PyObject* obj);
+// Imports an owning versioned tensor (always consumed) into a new dlbridge.Tensor.
+PyObject* ImportManaged(DLManagedTensorVersioned* m);
+
+// ---- The exchange API (exchange_api.cpp) ----
+
+#if DLBRIDGE_PY_EXCHANGE_API
+extern DLPackExchangeAPI g_exchange_api;
+#endif
+
+// ---- The conformance checker (checker_bindings.cpp) ----
+
+// dlbridge._check_capsule(capsule).
+PyObject* CheckCapsule(PyObject* module, PyObject* capsule);
+// dlbridge._checker_rules().
+PyObject* CheckerRulesList(PyObject* module, PyObject* unused);
+
+}  // namespace dlbpy

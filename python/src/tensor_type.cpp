@@ -1,0 +1,232 @@
+// dlbridge.Tensor: construction, attributes, __dlpack_device__, the export
+// plans each tensor keeps, and the type's method and slot tables.
+#include "py_internal.h"
+
+namespace dlbpy {
+namespace {
+
+// PY-4: the layout from dtype, shape, strides and byte_offset; the descriptor's hold moves in.
+PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  PyObject* descriptor = nullptr;
+  PyObject* dtype = nullptr;
+  PyObject* shape = nullptr;
+  PyObject* strides = Py_None;
+  PyObject* byteOffset = nullptr;
+  PyObject* device = Py_None;
+  PyObject* flags = nullptr;
+  static const char* keywords[] = {"descriptor",  "dtype",  "shape", "strides",
+                                   "byte_offset", "device", "flags", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO|OOOO:Tensor", const_cast<char**>(keywords),
+                                   g_descriptor_type, &descriptor, &dtype, &shape, &strides,
+                                   &byteOffset, &device, &flags)) {
+    return nullptr;
+  }
+  DLDataType dt{};
+  std::vector<int64_t> shapeValues;
+  std::vector<int64_t> strideValues;
+  int64_t offset = 0;
+  int64_t deviceType = 0;
+  int64_t deviceId = 0;
+  int64_t flagBits = 0;
+  if (!ToDtype(dtype, &dt) || !ToInt64Vector(shape, "shape", &shapeValues)) return nullptr;
+  if (strides != Py_None && !ToInt64Vector(strides, "strides", &strideValues)) return nullptr;
+  if (byteOffset != nullptr && !ToInt64(byteOffset, "byte_offset", &offset)) return nullptr;
+  if (device != Py_None && !ToIntPair(device, "device", &deviceType, &deviceId)) return nullptr;
+  if (flags != nullptr && !ToInt64(flags, "flags", &flagBits)) return nullptr;
+  if (offset < 0) {
+    PyErr_Format(PyExc_ValueError, "byte_offset is %lld; it must be >= 0",
+                 static_cast<long long>(offset));
+    return nullptr;
+  }
+  if (strides != Py_None && strideValues.size() != shapeValues.size()) {
+    PyErr_Format(PyExc_ValueError, "strides has %zd values but shape has %zd",
+                 static_cast<Py_ssize_t>(strideValues.size()),
+                 static_cast<Py_ssize_t>(shapeValues.size()));
+    return nullptr;
+  }
+  if (deviceType < 0 || deviceType > INT32_MAX || deviceId < INT32_MIN || deviceId > INT32_MAX) {
+    PyErr_SetString(PyExc_ValueError, "device must be (device_type, device_id) with 32-bit values");
+    return nullptr;
+  }
+  PyObject* self = type->tp_alloc(type, 0);
+  if (self == nullptr) return nullptr;
+  dlbridge::Tensor& t = AsTensor(self)->t;
+  new (&t) dlbridge::Tensor();
+  AsTensor(self)->plans = nullptr;
+  DLB_TRY
+  t.layout = dlbridge::TensorLayout(dt, std::move(shapeValues), std::move(strideValues),
+                                    static_cast<uint64_t>(offset));
+  t.device.device_type = static_cast<DLDeviceType>(deviceType);
+  t.device.device_id = static_cast<int32_t>(deviceId);
+  t.flags = static_cast<uint64_t>(flagBits);
+  // The hold moves into the tensor; the Python descriptor keeps its description only.
+  dlbridge::MemoryDescriptor& source = *Mutable(descriptor);
+  std::string role = source.GetRole();
+  t.descriptor = std::move(source);
+  source.Set(t.descriptor.GetPointer(), t.descriptor.GetSizeInBytes(),
+             t.descriptor.GetMemorySpace(), role.c_str());
+  t.descriptor.SetRole(role.c_str());
+  DLB_CATCH((Py_DECREF(self), nullptr))
+  return self;
+}
+
+void TensorDealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  if (ExportPlans* plans = AsTensor(self)->plans) {
+    plans->~ExportPlans();
+    PyMem_Free(plans);
+  }
+  AsTensor(self)->t.~Tensor();  // drops the hold: calls the release or the imported deleter
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyObject* TensorGetDescriptor(PyObject* self, void*) { return DescriptorView(self); }
+
+PyObject* TensorGetDtype(PyObject* self, void*) {
+  DLDataType dt = AsTensor(self)->t.layout.Dtype();
+  return Py_BuildValue("(iii)", static_cast<int>(dt.code), static_cast<int>(dt.bits),
+                       static_cast<int>(dt.lanes));
+}
+
+PyObject* TensorGetShape(PyObject* self, void*) {
+  dlbridge::IndexSpan s = AsTensor(self)->t.layout.Shape();
+  return Int64Tuple(s.data, s.size);
+}
+
+PyObject* TensorGetStrides(PyObject* self, void*) {
+  dlbridge::IndexSpan s = AsTensor(self)->t.layout.Strides();
+  return Int64Tuple(s.data, s.size);
+}
+
+PyObject* TensorGetNdim(PyObject* self, void*) {
+  return PyLong_FromLong(AsTensor(self)->t.layout.Ndim());
+}
+
+PyObject* TensorGetByteOffset(PyObject* self, void*) {
+  return PyLong_FromUnsignedLongLong(AsTensor(self)->t.layout.ByteOffset());
+}
+
+PyObject* TensorGetDevice(PyObject* self, void*) {
+  const DLDevice& d = AsTensor(self)->t.device;
+  return Py_BuildValue("(ii)", static_cast<int>(d.device_type), static_cast<int>(d.device_id));
+}
+
+PyObject* TensorGetFlags(PyObject* self, void*) {
+  return PyLong_FromUnsignedLongLong(AsTensor(self)->t.flags);
+}
+
+int TensorSetFlags(PyObject* self, PyObject* value, void*) {
+  if (value == nullptr) {
+    PyErr_SetString(PyExc_AttributeError, "flags cannot be deleted");
+    return -1;
+  }
+  int64_t flags = 0;
+  if (!ToInt64(value, "flags", &flags)) return -1;
+  AsTensor(self)->t.flags = static_cast<uint64_t>(flags);
+  Invalidate(AsTensor(self));
+  return 0;
+}
+
+PyObject* TensorGetReadOnly(PyObject* self, void*) {
+  return PyBool_FromLong((AsTensor(self)->t.flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? 1 : 0);
+}
+
+// PY-5: the device of the core's versioned plan, which __dlpack__ emits.
+PyObject* TensorDlpackDevice(PyObject* self, PyObject*) {
+  DLDevice device{};
+  DLB_TRY
+  device = VersionedPlan(AsTensor(self)).Device();  // the core's answer: what __dlpack__ emits
+  DLB_CATCH(nullptr)
+  return Py_BuildValue("(ii)", static_cast<int>(device.device_type),
+                       static_cast<int>(device.device_id));
+}
+
+PyObject* TensorRepr(PyObject* self) {
+  const dlbridge::Tensor& t = AsTensor(self)->t;
+  PyObject* shape = TensorGetShape(self, nullptr);
+  if (shape == nullptr) return nullptr;
+  char pointer[32];
+  std::snprintf(pointer, sizeof pointer, "0x%llx",
+                static_cast<unsigned long long>(t.descriptor.GetPointer()));
+  PyObject* repr = PyUnicode_FromFormat(
+      "<dlbridge.Tensor dtype=(%d, %d, %d) shape=%R space='%s' pointer=%s flags=%llu>",
+      static_cast<int>(t.layout.Dtype().code), static_cast<int>(t.layout.Dtype().bits),
+      static_cast<int>(t.layout.Dtype().lanes), shape, t.descriptor.GetMemorySpace(), pointer,
+      static_cast<unsigned long long>(t.flags));
+  Py_DECREF(shape);
+  return repr;
+}
+
+PyMethodDef kTensorMethods[] = {
+    {"__dlpack__", DLB_METH(TensorDlpack), METH_FASTCALL | METH_KEYWORDS,
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+     "-> PyCapsule. "
+     "A 'dltensor_versioned' capsule when max_version[0] >= 1, else a legacy 'dltensor' "
+     "(refused for read-only data). Zero-copy unless copy=True or dl_device needs a copy."},
+    {"__dlpack_device__", DLB_METH(TensorDlpackDevice), METH_NOARGS,
+     "__dlpack_device__($self, /)\n--\n\n-> (device_type, device_id)"},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyGetSetDef kTensorGetSet[] = {
+    {"descriptor", TensorGetDescriptor, nullptr,
+     const_cast<char*>("The tensor's MemoryDescriptor (a view: changes apply to the tensor)"),
+     nullptr},
+    {"dtype", TensorGetDtype, nullptr, const_cast<char*>("(code, bits, lanes)"), nullptr},
+    {"shape", TensorGetShape, nullptr, const_cast<char*>("tuple of extents"), nullptr},
+    {"strides", TensorGetStrides, nullptr, const_cast<char*>("tuple of strides, in elements"),
+     nullptr},
+    {"ndim", TensorGetNdim, nullptr, const_cast<char*>("number of dimensions"), nullptr},
+    {"byte_offset", TensorGetByteOffset, nullptr,
+     const_cast<char*>("bytes from the descriptor's pointer to element zero"), nullptr},
+    {"device", TensorGetDevice, nullptr,
+     const_cast<char*>("(device_type, device_id) as stored; (0, 0) = derived from the space"),
+     nullptr},
+    {"flags", TensorGetFlags, TensorSetFlags, const_cast<char*>("DLPACK_FLAG_BITMASK_* bits"),
+     nullptr},
+    {"readonly", TensorGetReadOnly, nullptr, const_cast<char*>("whether FLAG_READ_ONLY is set"),
+     nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyType_Slot kTensorSlots[] = {
+    {Py_tp_new, reinterpret_cast<void*>(TensorNew)},
+    {Py_tp_dealloc, reinterpret_cast<void*>(TensorDealloc)},
+    {Py_tp_repr, reinterpret_cast<void*>(TensorRepr)},
+    {Py_tp_methods, kTensorMethods},
+    {Py_tp_getset, kTensorGetSet},
+    {Py_tp_doc,
+     const_cast<char*>(
+         "Tensor(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
+         "flags=0)\n--\n\nA described buffer and its layout. The descriptor's hold moves "
+         "into the tensor (the descriptor keeps its description). Strides are in "
+         "elements (None = C-contiguous); device (type, id) None = from the space.")},
+    {0, nullptr},
+};
+
+}  // namespace
+
+// PY-11: every export comes from the core's plan of its kind, kept until the description
+// changes.
+void Invalidate(PyTensor* tensor) noexcept {
+  if (tensor->plans == nullptr) return;
+  tensor->plans->versioned.reset();
+  tensor->plans->legacy.reset();
+}
+
+const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind kind) {
+  if (tensor->plans == nullptr) {
+    void* memory = PyMem_Malloc(sizeof(ExportPlans));
+    if (memory == nullptr) throw std::bad_alloc();
+    tensor->plans = new (memory) ExportPlans();
+  }
+  std::optional<dlbridge::ExportPlan>& slot =
+      kind == dlbridge::ExportKind::kLegacy ? tensor->plans->legacy : tensor->plans->versioned;
+  return slot.emplace(tensor->t, kind);  // the core's checks (see EXP-14)
+}
+
+PyType_Spec kTensorSpec = {"dlbridge.Tensor", sizeof(PyTensor), 0,
+                           Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, kTensorSlots};
+
+}  // namespace dlbpy
