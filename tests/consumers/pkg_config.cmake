@@ -15,16 +15,7 @@ list(GET _pc 0 _pc)
 get_filename_component(_pc_dir "${_pc}" DIRECTORY)
 set(ENV{PKG_CONFIG_PATH} "${_pc_dir}")
 
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out
-                  OUTPUT_STRIP_TRAILING_WHITESPACE)
-  string(REPLACE ";" " " _cmd "${ARGN}")
-  message("$ ${_cmd}\n${_out}")
-  if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "pkg_config.cmake: failed (${_rc})")
-  endif()
-  set(OUTPUT "${_out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../package/common.cmake")  # run(), RUN_OUTPUT
 
 # A static library needs its Libs.private (the C++ runtime): that is what --static is for.
 set(_static "")
@@ -32,13 +23,14 @@ if(STATIC)
   set(_static --static)
 endif()
 run("${PKG_CONFIG}" ${_static} --cflags --libs dlbridge)
-separate_arguments(_flags UNIX_COMMAND "${OUTPUT}")
+string(STRIP "${RUN_OUTPUT}" _flags_text)
+separate_arguments(_flags UNIX_COMMAND "${_flags_text}")
 run("${PKG_CONFIG}" --variable=libdir dlbridge)
-set(_libdir "${OUTPUT}")
+string(STRIP "${RUN_OUTPUT}" _libdir)
 
 run("${CC}" -std=c99 -Wall -Wextra -Werror "${SOURCE}" ${_flags} -pthread
     "-Wl,-rpath,${_libdir}" -o "${OUT}")
 run("${OUT}")
-if(NOT OUTPUT MATCHES "[0-9]+ passed, 0 failed")
+if(NOT RUN_OUTPUT MATCHES "[0-9]+ passed, 0 failed")
   message(FATAL_ERROR "pkg_config.cmake: unexpected output")
 endif()

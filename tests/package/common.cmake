@@ -30,6 +30,16 @@ function(expect_in text regex what)
   endif()
 endfunction()
 
+# expect_none_of(<text> <what> <path>...): fails the test when <text> contains any <path>.
+function(expect_none_of text what)
+  foreach(_path IN LISTS ARGN)
+    string(FIND "${text}" "${_path}" _at)
+    if(NOT _at EQUAL -1)
+      message(FATAL_ERROR "${what}: ${_path}")
+    endif()
+  endforeach()
+endfunction()
+
 # fresh_dir(<dir>): empty and recreate it.
 function(fresh_dir dir)
   file(REMOVE_RECURSE "${dir}")

@@ -32,12 +32,8 @@ if(NOT _package_files)
 endif()
 foreach(_file IN LISTS _package_files)
   file(READ "${_file}" _text)
-  foreach(_path "${_staged}" "${SOURCE_DIR}" "${BUILD_DIR}" "${DLPACK_DIR}")
-    string(FIND "${_text}" "${_path}" _at)
-    if(NOT _at EQUAL -1)
-      message(FATAL_ERROR "${_file} names the absolute path ${_path}")
-    endif()
-  endforeach()
+  expect_none_of("${_text}" "${_file} names an absolute path"
+                 "${_staged}" "${SOURCE_DIR}" "${BUILD_DIR}" "${DLPACK_DIR}")
 endforeach()
 foreach(_file include/dlbridge/dlbridge.h include/dlbridge/dlpack-1/dlpack/dlpack.h
               lib/cmake/dlbridge/dlbridgeConfig.cmake lib/pkgconfig/dlbridge.pc
@@ -54,12 +50,8 @@ file(COPY "${SOURCE_DIR}/tests/consumers/consumer.cpp" "${SOURCE_DIR}/tests/cons
      DESTINATION "${_src}")
 
 function(check_no_foreign_paths text what)
-  foreach(_path "${SOURCE_DIR}/include" "${SOURCE_DIR}/.deps" "${DLPACK_DIR}" "${_staged}")
-    string(FIND "${text}" "${_path}" _at)
-    if(NOT _at EQUAL -1)
-      message(FATAL_ERROR "${what} uses ${_path}; only the moved prefix may be used")
-    endif()
-  endforeach()
+  expect_none_of("${text}" "${what} uses a path outside the moved prefix"
+                 "${SOURCE_DIR}/include" "${SOURCE_DIR}/.deps" "${DLPACK_DIR}" "${_staged}")
 endfunction()
 
 # 1. find_package (C++ and C programs).
