@@ -131,6 +131,25 @@ TEST_CASE_TEMPLATE("IMP-7 shape must not be NULL when ndim > 0", M, DLManagedTen
   CHECK(h.deletes == 1);
 }
 
+TEST_CASE_TEMPLATE("IMP-8 every extent must be >= 0, an empty extent is fine", M,
+                   DLManagedTensorVersioned, DLManagedTensor) {
+  Buffer buf;
+  for (int64_t extent : {int64_t{-1}, int64_t{-7}, std::numeric_limits<int64_t>::min()}) {
+    HandBuilt<M> h(buf.bytes, {2, 3});
+    h.shape[1] = extent;
+    CHECK_DLB_ERROR(FromDLPack(&h.managed), ErrorCode::kInvalidShape,
+                    "shape[1] is " + std::to_string(extent) + "; extents must be >= 0");
+    CHECK(h.deletes == 1);
+  }
+  HandBuilt<M> empty(buf.bytes, {2, 0});
+  {
+    Tensor t = FromDLPack(&empty.managed);
+    CHECK(t.layout.Shape()[1] == 0);
+    CHECK(t.descriptor.GetSizeInBytes() == 0);
+  }
+  CHECK(empty.deletes == 1);
+}
+
 TEST_CASE("IMP-9 NULL strides: C-contiguous for legacy and < 1.2, rejected for >= 1.2") {
   Buffer buf;
   Legacy l(buf.bytes, {2, 5});
