@@ -132,8 +132,8 @@ TEST_CASE("HC-1 AllocateHostTensor: C-contiguous host memory freed by its releas
 TEST_CASE("HC-2 CopyToHost validates like an export and copies any strides C-contiguously") {
   Buffer buf;
   SUBCASE("strided and negative strides: the view [::-1, ::2] of a 3x4 matrix") {
+    ReleaseCounter c;  // declared first: it must outlive `view`, whose drop calls it
     Tensor view = Counting(buf, TensorLayout({kDLFloat, 32, 1}, {3, 2}, {-4, 2}, 32), 48);
-    ReleaseCounter c;
     view.descriptor.SetRelease(&ReleaseCounter::Release, &c);
     Tensor copy = dlbridge::CopyToHost(view);
     CHECK(view.descriptor.HasOwnership());  // the source keeps its hold
