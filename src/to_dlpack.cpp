@@ -60,10 +60,12 @@ DLDevice ResolveDevice(const char* where, const Tensor& tensor, const ExportOpti
     }
     device.device_id = 0;
   }
-  void* zeContext = nullptr;
+  void* zeContext = nullptr;  // only Level Zero pointers need a context and a device
   void* zeDevice = nullptr;
-  detail::LevelZeroHandles(options.level_zero_context, options.level_zero_device, &zeContext,
-                           &zeDevice);
+  if (space == MemorySpace::kLevelZero) {
+    detail::LevelZeroHandles(options.level_zero_context, options.level_zero_device, &zeContext,
+                             &zeDevice);
+  }
   if (space == MemorySpace::kLevelZero && (zeContext == nullptr || zeDevice == nullptr)) {
     Fail(ErrorCode::kMissingContext,
          std::string(where) +

@@ -90,10 +90,10 @@ if(PKG_CONFIG)
   separate_arguments(_flags UNIX_COMMAND "${_flags_text}")
   run("${PKG_CONFIG}" --variable=libdir dlbridge)
   string(STRIP "${RUN_OUTPUT}" _libdir)
-  run("${CC}" -std=c99 -Wall -Wextra -Werror "${_src}/test_c_api.c" ${_flags} -pthread
-      "-Wl,-rpath,${_libdir}" -o "${WORK}/pc_c_consumer")
-  run("${WORK}/pc_c_consumer")
-  expect_in("${RUN_OUTPUT}" "[0-9]+ passed, 0 failed" "the C API test passing")
+  # The C API test, built and run the way C-24 builds it (tests/consumers/pkg_config.cmake).
+  run("${CMAKE_COMMAND}" "-DPKG_CONFIG=${PKG_CONFIG}" "-DCC=${CC}" "-DPREFIX=${_moved}"
+      "-DSTATIC=${STATIC}" "-DSOURCE=${_src}/test_c_api.c" "-DOUT=${WORK}/pc_c_consumer"
+      -P "${SOURCE_DIR}/tests/consumers/pkg_config.cmake")
   run("${CXX}" -std=c++17 -Wall -Wextra -Werror "${_src}/consumer.cpp" ${_flags} -pthread
       "-Wl,-rpath,${_libdir}" -o "${WORK}/pc_cxx_consumer")
   run("${WORK}/pc_cxx_consumer")
