@@ -1,5 +1,6 @@
 // The C API (include/dlbridge/dlbridge_c.h) over the C++ core. Every entry point that can
 // fail runs its body through Guard(), the one place exceptions become status codes.
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -51,6 +52,7 @@ static_assert(Status(ErrorCode::kNoDevice) == DLB_ERR_NO_DEVICE, "C status");
 static_assert(Status(ErrorCode::kRuntimeNotInitialized) == DLB_ERR_RUNTIME_NOT_INITIALIZED,
               "C status");
 static_assert(Status(ErrorCode::kUnknownPointer) == DLB_ERR_UNKNOWN_POINTER, "C status");
+static_assert(Status(ErrorCode::kNoHold) == DLB_ERR_NO_HOLD, "C status");
 
 // The release types must be interchangeable: C code hands us dlb_release_fn values.
 static_assert(std::is_same<dlb_release_fn, ReleaseFunction>::value, "release function type");
@@ -117,10 +119,13 @@ void ReadOptions(const char* where, const Options* given, Options* known, size_t
 // C-11: the C export options as ExportOptions.
 ExportOptions ReadExportOptions(const char* where, const dlb_export_options* given) {
   dlb_export_options c = DLB_EXPORT_OPTIONS_INIT;
-  ReadOptions(where, given, &c, sizeof(dlb_export_options));
+  // Version 1 ended after level_zero_device: its callers get keep_byte_offset's default.
+  ReadOptions(where, given, &c, offsetof(dlb_export_options, keep_byte_offset));
   ExportOptions options;
   options.read_only = c.read_only != 0;
   options.device_id = c.device_id;
+  options.allow_unowned = c.allow_unowned != 0;
+  options.keep_byte_offset = c.keep_byte_offset != 0;
   options.level_zero_context = c.level_zero_context;
   options.level_zero_device = c.level_zero_device;
   return options;
@@ -239,6 +244,7 @@ const char* StatusName(ErrorCode code) noexcept {
     case ErrorCode::kNoDevice: return "DLB_ERR_NO_DEVICE";
     case ErrorCode::kRuntimeNotInitialized: return "DLB_ERR_RUNTIME_NOT_INITIALIZED";
     case ErrorCode::kUnknownPointer: return "DLB_ERR_UNKNOWN_POINTER";
+    case ErrorCode::kNoHold: return "DLB_ERR_NO_HOLD";
   }
   return "unknown";
 }

@@ -40,7 +40,7 @@ constexpr Owner kLevelZero{true, GpuRuntime::kLevelZero, 0};  // host USM stays 
 // A row, its fields set by name (so that the table does not depend on the struct's order).
 constexpr DeviceTypeInfo Row(int32_t type, const char* name, DeviceImport import, MemorySpace space,
                              bool exported, bool id_is_zero, bool host_addressable, Owner owner,
-                             const char* reason) {
+                             const char* reason, bool address_arithmetic = true) {
   DeviceTypeInfo row{};
   row.device_type = type;
   row.name = name;
@@ -53,13 +53,14 @@ constexpr DeviceTypeInfo Row(int32_t type, const char* name, DeviceImport import
   row.runtime = owner.runtime;
   row.pinned_host_type = owner.pinned_host_type;
   row.reason = reason;
+  row.address_arithmetic = address_arithmetic;
   return row;
 }
 
 // A type no memory space describes: imports as nothing, exports as nothing.
 constexpr DeviceTypeInfo Rejected(int32_t type, const char* name, const char* reason) {
   return Row(type, name, DeviceImport::kRejected, MemorySpace::kHost, false, false, false,
-             kNoRuntime, reason);
+             kNoRuntime, reason, false);
 }
 
 constexpr MemorySpace H = MemorySpace::kHost;
@@ -67,7 +68,8 @@ constexpr DeviceImport kSpace = DeviceImport::kSpace;
 
 // Device types are written as numbers so that this table compiles against any 1.x header;
 // values a header does not have are still listed and decided here. Columns: value, name,
-// import, space, exported, id_is_zero, host_addressable, runtime (Owner), reason. DEV-4: one row
+// import, space, exported, id_is_zero, host_addressable, runtime (Owner), reason, and
+// address_arithmetic (true unless given: false for handles and rejected types). DEV-4: one row
 // per type (TablesAgree) with one space, so no type exports from two; kDLMetal's `exported`
 // is false.
 constexpr DeviceTypeInfo kDevices[] = {
@@ -81,7 +83,8 @@ constexpr DeviceTypeInfo kDevices[] = {
              "Vulkan data is a buffer handle, not an address; no memory space describes it"),
     Row(8, "kDLMetal", DeviceImport::kNeedsResolver, H, false, false, false, kNoRuntime,
         "Metal data is an id<MTLBuffer> handle; only a registered MetalResolver can turn "
-        "shared storage into a host pointer"),
+        "shared storage into a host pointer",
+        false),
     Rejected(9, "kDLVPI", "Verilog simulator memory has no memory space"),
     Row(10, "kDLROCM", kSpace, MemorySpace::kHip, true, false, false, kRocm,
         "ROCm device memory is HIP memory"),
@@ -130,6 +133,7 @@ constexpr bool TablesAgree() {
     if (row.has_runtime != (row.space != MemorySpace::kHost)) return false;
     if (row.host_addressable && (row.space != MemorySpace::kHost || row.import != kSpace))
       return false;
+    if (row.host_addressable && !row.address_arithmetic) return false;
     if (row.pinned_host_type != 0) {
       const DeviceTypeInfo* pinned = Lookup(row.pinned_host_type);
       if (pinned == nullptr || !pinned->host_addressable || !row.has_runtime) return false;

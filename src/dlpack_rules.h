@@ -275,12 +275,12 @@ bool CheckData(Sink& sink, const void* data, const ByteSpan& span);
 template <class Sink>
 bool CheckByteOffset(Sink& sink, uint64_t byte_offset, const ByteSpan& span, int64_t* start);
 
-/// IMP-10: data + start .. + span.bytes neither wraps nor passes INT64_MAX (addresses are int64
-/// in dlbridge) nor starts at 0; `*pointer` is the first reachable byte. `byte_offset` words
-/// the message.
+/// IMP-10 (export: see EXP-18): data + start .. + span.bytes neither wraps nor passes
+/// INT64_MAX (addresses are int64 in dlbridge) nor starts at 0; `*pointer` is the first
+/// reachable byte. `byte_offset` and `base_name` (what `base` is called) word the message.
 template <class Sink>
 bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t start,
-                  const ByteSpan& span, uintptr_t* pointer);
+                  const ByteSpan& span, uintptr_t* pointer, const char* base_name = "data");
 
 /// CONF-ALIGN (the checker only): data is 256-byte aligned.
 template <class Sink>
@@ -565,7 +565,7 @@ bool CheckByteOffset(Sink& sink, uint64_t byte_offset, const ByteSpan& span, int
 
 template <class Sink>
 bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t start,
-                  const ByteSpan& span, uintptr_t* pointer) {
+                  const ByteSpan& span, uintptr_t* pointer, const char* base_name) {
   const uintptr_t first = base + static_cast<uintptr_t>(start);
   const bool wraps = start < 0 ? first > base : first < base;
   // IMP-10: addresses are int64 in dlbridge (and in every framework's Python API), so past
@@ -573,8 +573,10 @@ bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t star
   if (wraps || first == 0 || first + static_cast<uintptr_t>(span.bytes) < first ||
       first > static_cast<uintptr_t>(std::numeric_limits<int64_t>::max())) {
     sink.Report(Rule::kOverflow, [&] {
-      return "data " + Hex(base) + " with byte_offset " + std::to_string(byte_offset) +
-             " and this layout wraps around the address space";
+      return std::string(base_name) + " " + Hex(base) + " with byte_offset " +
+             std::to_string(byte_offset) +
+             " and this layout wraps around the address space (dlbridge's addresses are int64: "
+             "every reachable byte must lie in [1, INT64_MAX])";
     });
     return false;
   }

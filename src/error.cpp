@@ -35,6 +35,7 @@ const char* ErrorCodeName(ErrorCode code) noexcept {
     case ErrorCode::kNoDevice: return "kNoDevice";
     case ErrorCode::kRuntimeNotInitialized: return "kRuntimeNotInitialized";
     case ErrorCode::kUnknownPointer: return "kUnknownPointer";
+    case ErrorCode::kNoHold: return "kNoHold";
   }
   return "unknown";
 }

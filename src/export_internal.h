@@ -28,14 +28,15 @@ namespace detail {
 struct ExportFacts {
   DLDevice device{};         ///< The resolved device (spec/device-map.md).
   uint64_t flags = 0;        ///< What a versioned export publishes.
-  void* data = nullptr;      ///< The descriptor's pointer; null without elements.
-  uint64_t byte_offset = 0;  ///< The layout's; 0 without elements.
+  void* data = nullptr;      ///< Element zero's address (EXP-17); null without elements.
+  uint64_t byte_offset = 0;  ///< 0, or the layout's for keep_byte_offset and handles.
 };
 
 /// The checks of ToDLPackVersioned (`legacy` false) or ToDLPack (true), spec/validation.md:
-/// flags and dtype, read-only and padded sub-byte for legacy, the device (with the GPU pointer
-/// query), the layout inside the buffer. Throws Error naming `where`; reads the tensor,
-/// changes nothing. In src/to_dlpack.cpp.
+/// the space value, a hold (or allow_unowned), flags and dtype, read-only and padded sub-byte
+/// for legacy, the device (with the GPU pointer query), the layout inside the buffer and the
+/// address space. Throws Error naming `where`; reads the tensor, changes nothing. In
+/// src/to_dlpack.cpp.
 ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
                         bool legacy);
 

@@ -104,7 +104,9 @@ Tensor CopyToHost(const ExportPlan& plan) {
 }
 
 Tensor CopyToHost(const Tensor& tensor, const ExportOptions& options) {
-  return CopyToHost(ExportPlan(tensor, ExportKind::kVersioned, options));
+  ExportOptions copying = options;
+  copying.allow_unowned = true;  // the copy is done before this returns: nothing to keep alive
+  return CopyToHost(ExportPlan(tensor, ExportKind::kVersioned, copying));
 }
 
 }  // namespace dlbridge

@@ -8,6 +8,7 @@
 #include "dlbridge/error.h"
 #include "error_internal.h"
 #include "ledger_internal.h"
+#include "memory_space_internal.h"
 
 namespace dlbridge {
 namespace {
@@ -121,6 +122,11 @@ void MemoryDescriptor::SetSizeInBytes(int64_t sizeInBytes) {
 
 void MemoryDescriptor::SetMemorySpace(const char* memorySpace) {
   space_ = ParseMemorySpace(memorySpace);
+}
+
+void MemoryDescriptor::SetMemorySpace(MemorySpace space) {
+  detail::CheckMemorySpace("MemoryDescriptor::SetMemorySpace", space);  // see MD-15
+  space_ = space;
 }
 
 const char* MemoryDescriptor::GetMemorySpace() const noexcept { return MemorySpaceName(space_); }

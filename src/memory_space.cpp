@@ -37,6 +37,31 @@ std::string SpaceNameList(bool (*keep)(MemorySpace space)) {
   return list;
 }
 
+namespace {
+
+[[noreturn, gnu::cold, gnu::noinline]] void FailSpaceValue(const char* where, MemorySpace space) {
+  std::string accepted;
+  for (const SpaceName& row : kSpaceNames) {
+    if (!accepted.empty()) accepted += ", ";
+    accepted += std::to_string(static_cast<int>(row.space)) + " (\"" + row.name + "\")";
+  }
+  Fail(ErrorCode::kInvalidMemorySpace,
+       std::string(where) + ": memory space value " + std::to_string(static_cast<int>(space)) +
+           " is not a MemorySpace; accepted: " + accepted +
+           " (cast only these, or set the space by name)");
+}
+
+}  // namespace
+
+void CheckMemorySpace(const char* where, MemorySpace space) {
+  // MD-15: an integer cast to MemorySpace would otherwise read as "unknown" and export as
+  // kDLCPU (DefaultDeviceType's fallback): host memory it may not be.
+  for (const SpaceName& row : kSpaceNames) {
+    if (row.space == space) return;
+  }
+  FailSpaceValue(where, space);
+}
+
 }  // namespace detail
 
 const char* MemorySpaceName(MemorySpace space) noexcept {

@@ -20,6 +20,7 @@
 #include "dlpack_rules.h"
 #include "export_internal.h"
 #include "ledger_internal.h"
+#include "memory_space_internal.h"
 #include "reexport_internal.h"
 #include "runtime_internal.h"
 
@@ -103,6 +104,15 @@ void FailExportBlock(const char* where, const char* what) {
 // The checks of both exports.
 ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
                         bool legacy) {
+  const MemoryDescriptor& descriptor = tensor.descriptor;
+  detail::CheckMemorySpace(where, descriptor.GetMemorySpaceKind());  // see MD-15
+  if (!descriptor.HasOwnership() && !options.allow_unowned) {        // EXP-3
+    Fail(ErrorCode::kNoHold,
+         std::string(where) +
+             ": the descriptor holds nothing (no owner, no release), so nothing keeps the "
+             "memory alive for the consumer; give it a hold (SetOwner or SetRelease), or set "
+             "ExportOptions::allow_unowned if you keep the memory valid until the deleter runs");
+  }
   detail::CheckFlagsOrThrow(where, tensor.flags, "Tensor::flags");  // EXP-13
   const uint64_t flags = PublishedFlags(tensor, options);
   if (legacy && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {  // EXP-7
@@ -125,7 +135,7 @@ ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOpt
   const detail::ByteSpan span = detail::ComputeSpanOrThrow(
       where, layout.Dtype(), flags, layout.Ndim(), layout.Shape().data, layout.Strides().data);
   if (span.count > 0) {  // EXP-9: the layout lies inside the buffer
-    const int64_t size = tensor.descriptor.GetSizeInBytes();
+    const int64_t size = descriptor.GetSizeInBytes();
     int64_t start = 0;
     int64_t end = 0;
     const bool overflow =
@@ -140,9 +150,26 @@ ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOpt
                ") from the pointer (byte offset " + std::to_string(layout.ByteOffset()) +
                ") but the descriptor describes [0, " + std::to_string(size) + ")");
     }
-    // EXP-6: data and byte_offset only for a tensor with elements.
-    facts.data = reinterpret_cast<void*>(static_cast<intptr_t>(tensor.descriptor.GetPointer()));
-    facts.byte_offset = layout.ByteOffset();
+    const uintptr_t pointer = static_cast<uintptr_t>(descriptor.GetPointer());
+    const bool arithmetic = FindDeviceType(facts.device.device_type)->address_arithmetic;
+    if (arithmetic) {
+      // EXP-18: import's address rule (IMP-10) on the same bytes, so that what export accepts
+      // the import of it accepts too (an address at or past 2^63 is refused by both).
+      const detail::ThrowSink sink(where);
+      uintptr_t first = 0;
+      detail::CheckAddress(sink, pointer, layout.ByteOffset(), start, span, &first,
+                           "the descriptor's pointer");
+    }
+    // EXP-6: data and byte_offset only for a tensor with elements. EXP-17: element zero's
+    // address in data (PyTorch ignores byte_offset), unless asked for the split or data is a
+    // handle that arithmetic cannot move.
+    if (arithmetic && !options.keep_byte_offset) {
+      facts.data = reinterpret_cast<void*>(pointer + static_cast<uintptr_t>(layout.ByteOffset()));
+      facts.byte_offset = 0;
+    } else {
+      facts.data = reinterpret_cast<void*>(pointer);
+      facts.byte_offset = layout.ByteOffset();
+    }
   }
   return facts;
 }
@@ -224,7 +251,8 @@ Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options)
     return detail::FillExport<Managed>(memory, facts, tensor.layout, KeepAlive{}, &owner,
                                        ExportAllocator{});
   }
-  // EXP-1: a release hold moves in, manager_ctx its context; EXP-3: no hold, no keep-alive.
+  // EXP-1: a release hold moves in, manager_ctx its context; with no hold (allowed: see
+  // EXP-3) there is no keep-alive.
   const KeepAlive keepAlive{descriptor.GetRelease(), descriptor.GetReleaseContext()};
   if (keepAlive.release != nullptr) detail::DescriptorAccess::Disarm(descriptor);
   return detail::FillExport<Managed>(memory, facts, tensor.layout, keepAlive, nullptr,

@@ -45,6 +45,11 @@ struct DeviceTypeInfo {
   /// type has no runtime.
   int32_t pinned_host_type;
   const char* reason;  ///< Why the row is what it is (used in error messages).
+  /// Whether `data` is an address that byte arithmetic may move (element zero's address is
+  /// `data + byte_offset`): every type an export emits (CPU, CUDA, CUDA host and managed,
+  /// ROCm, ROCm host, oneAPI USM); false for handles (Metal, OpenCL, Vulkan, WebGPU) and for
+  /// types no space describes. Export puts element zero in `data` only for these.
+  bool address_arithmetic;
 };
 
 /// The row for a device type, or nullptr when this build does not know the value.

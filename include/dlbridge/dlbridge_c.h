@@ -49,6 +49,7 @@ extern "C" {
 #define DLB_ERR_NO_DEVICE (-21)           /**< The GPU runtime reports no device or driver. */
 #define DLB_ERR_RUNTIME_NOT_INITIALIZED (-22) /**< The GPU runtime could not be initialised. */
 #define DLB_ERR_UNKNOWN_POINTER (-23)         /**< The runtime does not know the pointer. */
+#define DLB_ERR_NO_HOLD (-24) /**< Export of a descriptor holding nothing without allow_unowned. */
 /** Not an ErrorCode: the core threw something other than dlbridge::Error (a dlbridge bug). */
 #define DLB_ERR_INTERNAL (-1000)
 
@@ -157,17 +158,24 @@ DLBRIDGE_API void* dlb_descriptor_get_release_context(const dlb_descriptor* desc
 /** Options for dlb_to_dlpack_versioned and dlb_to_dlpack (dlbridge::ExportOptions).
  * Start from DLB_EXPORT_OPTIONS_INIT. */
 typedef struct dlb_export_options {
-  uint32_t struct_size;     /**< sizeof(dlb_export_options). */
-  uint32_t read_only;       /**< Non-zero: set DLPACK_FLAG_BITMASK_READ_ONLY. */
-  int32_t device_id;        /**< GPU ordinal when `device` names none; -1 = not given. */
-  uint32_t reserved;        /**< Zero. Keeps the pointers 8-aligned without hidden padding. */
+  uint32_t struct_size; /**< sizeof(dlb_export_options). */
+  uint32_t read_only;   /**< Non-zero: set DLPACK_FLAG_BITMASK_READ_ONLY. */
+  int32_t device_id;    /**< GPU ordinal when `device` names none; -1 = not given. */
+  /** Non-zero: a descriptor that holds nothing may be exported (the caller keeps the memory
+   * alive until the consumer's deleter runs); zero: that fails with DLB_ERR_NO_HOLD. */
+  uint32_t allow_unowned;
   void* level_zero_context; /**< ze_context_handle_t; required for "level_zero". */
   void* level_zero_device;  /**< ze_device_handle_t; required for "level_zero". */
+  /* Version 2 (40 bytes) from here. */
+  /** Non-zero: data is the descriptor's pointer and byte_offset the layout's; zero: data is
+   * element zero's address and byte_offset 0 (device types with address arithmetic). */
+  uint32_t keep_byte_offset;
+  uint32_t reserved; /**< Zero. Keeps the size a multiple of 8 without hidden padding. */
 } dlb_export_options;
 
 /** The default export options, struct_size set. */
 #define DLB_EXPORT_OPTIONS_INIT \
-  { sizeof(dlb_export_options), 0, -1, 0, NULL, NULL }
+  { sizeof(dlb_export_options), 0, -1, 0, NULL, NULL, 0, 0 }
 
 /** Options for dlb_from_dlpack_versioned and dlb_from_dlpack (dlbridge::ImportOptions).
  * Start from DLB_IMPORT_OPTIONS_INIT. */
@@ -200,9 +208,12 @@ typedef struct dlb_layout {
 } dlb_layout;
 
 /** Exports the descriptor's buffer as a DLPack 1.x tensor (the minor version dlbridge was
- * built with). Zero-copy: data is the descriptor's pointer. The layout is dtype, ndim,
- * shape, strides (NULL = C-contiguous; in elements) and byte_offset from the pointer;
- * device.device_type 0 derives the device from the memory space; flags are DLPACK_FLAG_*.
+ * built with). Zero-copy: data is element zero's address (the pointer plus byte_offset) and
+ * the emitted byte_offset 0, unless options->keep_byte_offset asks for the pointer and
+ * byte_offset as given. The layout is dtype, ndim, shape, strides (NULL = C-contiguous; in
+ * elements) and byte_offset from the pointer; device.device_type 0 derives the device from
+ * the memory space; flags are DLPACK_FLAG_*. A descriptor that holds nothing fails with
+ * DLB_ERR_NO_HOLD unless options->allow_unowned is set.
  * On success: the descriptor's hold moves into *out (the descriptor keeps its description,
  * holds nothing, and must still be destroyed). The consumer calls (*out)->deleter(*out)
  * exactly once; that drops the hold (runs the release) on the calling thread. A descriptor

@@ -52,12 +52,15 @@ enum class ExportKind : unsigned char {
 /// Preparing runs every check of ToDLPackVersioned (kVersioned) or ToDLPack (kLegacy) on a
 /// `const Tensor&` and resolves the device the same way, including the GPU runtime's pointer
 /// query for a missing device id; it throws the same Error (code and message) those exports
-/// throw for the same input. The tensor's hold is never touched: the caller keeps it.
+/// throw for the same input, kNoHold included: a descriptor that holds nothing needs
+/// ExportOptions::allow_unowned here too, though the emissions' keep-alives are the caller's.
+/// The tensor's hold is never touched: the caller keeps it.
 ///
 /// What the plan copies, so that it never reads the tensor again: the layout (dtype, shape,
 /// strides; heap-allocated past TensorLayout::kInlineDims dimensions), the resolved device,
-/// the flags an export publishes, and element zero's address as `data` plus `byte_offset`
-/// (both 0 for a tensor without elements). An emission after the tensor changed, moved or
+/// the flags an export publishes, and `data` and `byte_offset` as the exports emit them
+/// (element zero's address and 0 unless ExportOptions::keep_byte_offset; both 0 for a tensor
+/// without elements). An emission after the tensor changed, moved or
 /// was destroyed therefore describes the tensor as it was when prepared; keeping the memory
 /// valid is the keep-alive's job. Prepare again after a change.
 ///
@@ -80,9 +83,11 @@ class DLBRIDGE_API ExportPlan {
   /// The flags a versioned emission carries (READ_ONLY when asked or inherited, never
   /// IS_COPIED); 0 for a legacy plan.
   uint64_t Flags() const noexcept { return flags_; }
-  /// The emitted `data`: the descriptor's pointer, or nullptr when there are no elements.
+  /// The emitted `data`: element zero's address (the descriptor's pointer with
+  /// ExportOptions::keep_byte_offset), or nullptr when there are no elements.
   void* Data() const noexcept { return data_; }
-  /// The emitted `byte_offset`: the layout's, or 0 when there are no elements.
+  /// The emitted `byte_offset`: 0 (the layout's with ExportOptions::keep_byte_offset), or 0
+  /// when there are no elements.
   uint64_t ByteOffset() const noexcept { return byteOffset_; }
   /// The copied layout: dtype, shape and strides the emissions carry.
   const TensorLayout& Layout() const noexcept { return layout_; }

@@ -60,8 +60,9 @@ class DLBRIDGE_API MemoryDescriptor {
   /// "host", "cuda", "hip" or "level_zero" (default "host"). Anything else throws
   /// Error(kInvalidMemorySpace) naming the accepted values; "metal" says why it is absent.
   void SetMemorySpace(const char* memorySpace);
-  /// The same from the enum; cannot fail.
-  void SetMemorySpace(MemorySpace space) noexcept { space_ = space; }
+  /// The same from the enum. A value outside the enum (an integer cast to MemorySpace) throws
+  /// Error(kInvalidMemorySpace) and changes nothing.
+  void SetMemorySpace(MemorySpace space);
   /// The space's name: "host", "cuda", "hip" or "level_zero" (static storage).
   const char* GetMemorySpace() const noexcept;
   /// The space as an enum.

@@ -28,13 +28,26 @@ struct ExportOptions {
   /// Whether a given device id is checked against the pointer's runtime (see GPU-5). kOff with a
   /// given id runs no pointer query at all.
   DeviceVerification verify_device = DeviceVerification::kWhereAvailable;
+  /// Export a descriptor that holds nothing (no owner, no release). Off by default: such an
+  /// export fails with Error(kNoHold), since nothing would keep the memory alive for the
+  /// consumer. Set it only when the caller keeps the memory valid until the deleter runs.
+  bool allow_unowned = false;
+  /// Emit the descriptor's pointer as `data` and the layout's byte offset as `byte_offset`.
+  /// Off by default: for device types whose pointers allow address arithmetic (the device
+  /// table's `address_arithmetic`: CPU, CUDA, ROCm, oneAPI and their host/managed kinds),
+  /// `data` is element zero's address and `byte_offset` 0, as NumPy, PyTorch and CuPy export
+  /// (PyTorch ignores a non-zero byte_offset). Other device types always keep the split.
+  bool keep_byte_offset = false;
 };
 
 /// Exports `tensor` as a DLPack 1.x tensor (version {1, DLPACK_MINOR_VERSION} of the header
-/// dlbridge was built with). Zero-copy: `data` is the descriptor's pointer.
+/// dlbridge was built with). Zero-copy: `data` is element zero's address (the descriptor's
+/// pointer plus the layout's byte offset) and `byte_offset` 0; ExportOptions::keep_byte_offset
+/// keeps the pointer and offset as given. A descriptor that holds nothing is refused with
+/// Error(kNoHold) unless ExportOptions::allow_unowned is set.
 ///
 /// Ownership, on success: the descriptor's hold moves into the result and `tensor` holds
-/// nothing. The consumer calls `deleter` exactly once; it drops the hold (calls the release,
+/// nothing (with allow_unowned and no hold, the deleter frees only the tensor). The consumer calls `deleter` exactly once; it drops the hold (calls the release,
 /// or drops the owner reference) and frees the tensor, on any thread. With a release hold,
 /// `manager_ctx` is the release's context. One heap allocation per export.
 /// Re-export: a tensor that FromDLPack produced from a DLManagedTensorVersioned, exported

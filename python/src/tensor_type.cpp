@@ -223,7 +223,9 @@ const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind k
   }
   std::optional<dlbridge::ExportPlan>& slot =
       kind == dlbridge::ExportKind::kLegacy ? tensor->plans->legacy : tensor->plans->versioned;
-  return slot.emplace(tensor->t, kind);  // the core's checks (see EXP-14)
+  dlbridge::ExportOptions options;
+  options.allow_unowned = true;  // replaced by the Tensor(allow_unowned=) keyword (engineer D)
+  return slot.emplace(tensor->t, kind, options);  // the core's checks (see EXP-14)
 }
 
 PyType_Spec kTensorSpec = {"dlbridge.Tensor", sizeof(PyTensor), 0,

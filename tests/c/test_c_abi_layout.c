@@ -13,18 +13,21 @@ FROZEN(sizeof(DLDevice) == 8);
 
 /* Status codes and limits are part of the ABI too. */
 FROZEN(DLB_OK == 0 && DLB_ERR_INVALID_ARGUMENT == -1 && DLB_ERR_DOUBLE_RELEASE == -19);
-FROZEN(DLB_ERR_STUB_LIBRARY == -20 && DLB_ERR_UNKNOWN_POINTER == -23);
+FROZEN(DLB_ERR_STUB_LIBRARY == -20 && DLB_ERR_UNKNOWN_POINTER == -23 && DLB_ERR_NO_HOLD == -24);
 FROZEN(DLB_ERR_OUT_OF_MEMORY == -17 && DLB_ERR_INTERNAL == -1000);
 FROZEN(DLB_MAX_DIMS == 64);
 
-/* dlb_export_options, version 1: 32 bytes. */
+/* dlb_export_options, version 1: 32 bytes (allow_unowned was a zero `reserved` field). */
 FROZEN(offsetof(dlb_export_options, struct_size) == 0);
 FROZEN(offsetof(dlb_export_options, read_only) == 4);
 FROZEN(offsetof(dlb_export_options, device_id) == 8);
-FROZEN(offsetof(dlb_export_options, reserved) == 12);
+FROZEN(offsetof(dlb_export_options, allow_unowned) == 12);
 FROZEN(offsetof(dlb_export_options, level_zero_context) == 16);
 FROZEN(offsetof(dlb_export_options, level_zero_device) == 24);
-FROZEN(sizeof(dlb_export_options) == 32);
+/* Version 2: 40 bytes. */
+FROZEN(offsetof(dlb_export_options, keep_byte_offset) == 32);
+FROZEN(offsetof(dlb_export_options, reserved) == 36);
+FROZEN(sizeof(dlb_export_options) == 40);
 
 /* dlb_import_options, version 1: 24 bytes. */
 FROZEN(offsetof(dlb_import_options, struct_size) == 0);
@@ -49,7 +52,7 @@ FROZEN(sizeof(dlb_layout) == 40 + 16 * DLB_MAX_DIMS);
 /* The initialisers fill struct_size with the size the caller compiled against. */
 static const dlb_export_options kExportDefaults = DLB_EXPORT_OPTIONS_INIT;
 static const dlb_import_options kImportDefaults = DLB_IMPORT_OPTIONS_INIT;
-FROZEN(sizeof kExportDefaults == 32 && sizeof kImportDefaults == 24);
+FROZEN(sizeof kExportDefaults == 40 && sizeof kImportDefaults == 24);
 
 /* A translation unit must declare something; this also keeps the defaults referenced. */
 int dlb_abi_layout_test_anchor(void);
