@@ -390,7 +390,8 @@ TEST_CASE("CONF-RULES every rule has an ID, a summary, and a test named after it
   CHECK(std::string(dlbridge::SeverityName(Severity::kWarning)) == "warning");
 }
 
-// dlbridge's own exports across a layout matrix are checked clean (no findings at all).
+// dlbridge's own exports across a layout matrix are checked clean (no findings but CONF-ALIGN's
+// note where element zero is not the buffer's aligned start).
 TEST_CASE_TEMPLATE("CONF-EXPORTS dlbridge's exports across the layout matrix are clean", M,
                    DLManagedTensorVersioned, DLManagedTensor) {
   constexpr bool kVersioned = std::is_same_v<M, DLManagedTensorVersioned>;
@@ -431,7 +432,12 @@ TEST_CASE_TEMPLATE("CONF-EXPORTS dlbridge's exports across the layout matrix are
         } else {
           m = dlbridge::ToDLPack(std::move(t));
         }
-        const std::vector<Finding> f = CheckDLPack(m);
+        std::vector<Finding> f = CheckDLPack(m);
+        if (s.offset != 0 && f.size() == 1 && f[0].rule == "CONF-ALIGN") {
+          // data is element zero (EXP-17), 10 elements past the aligned buffer: a note.
+          CHECK(reinterpret_cast<uintptr_t>(m->dl_tensor.data) % 256 == s.offset * item % 256);
+          f.clear();
+        }
         const std::string what = "dtype " + std::to_string(dtype.code) + "/" +
                                  std::to_string(dtype.bits) + " ndim " +
                                  std::to_string(s.shape.size()) + ": " + Describe(f);

@@ -77,15 +77,20 @@ TEST_CASE("EXP-14 prepare checks like ToDLPackVersioned, resolves the device, ke
     CHECK(plan.Device().device_type == kDLCPU);
     CHECK(plan.Device().device_id == 0);
     CHECK(plan.Flags() == DLPACK_FLAG_BITMASK_READ_ONLY);  // EXP-7, EXP-8 as on export
-    CHECK(plan.Data() == buf.bytes);
-    CHECK(plan.ByteOffset() == 8);
+    CHECK(plan.Data() == buf.bytes + 8);  // EXP-17: element zero, byte_offset 0
+    CHECK(plan.ByteOffset() == 0);
     CHECK(plan.Layout() == t.layout);
     const DLTensor view = plan.View();
-    CHECK(view.data == buf.bytes);
+    CHECK(view.data == buf.bytes + 8);
     CHECK(view.ndim == 2);
     CHECK(view.shape[1] == 3);
     CHECK(view.strides[0] == 3);
-    CHECK(view.byte_offset == 8);
+    CHECK(view.byte_offset == 0);
+    ExportOptions keep = o;
+    keep.keep_byte_offset = true;
+    const ExportPlan split(t, ExportKind::kVersioned, keep);
+    CHECK(split.Data() == buf.bytes);
+    CHECK(split.ByteOffset() == 8);
     // The same fields as the export itself.
     DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(t), o);
     CHECK(m->flags == plan.Flags());
@@ -270,8 +275,8 @@ TEST_CASE("EXP-16 the plan copies what it emits: a later change to the tensor ca
   CHECK(m->dl_tensor.ndim == 12);
   CHECK(m->dl_tensor.shape[0] == 3);
   CHECK(m->dl_tensor.strides[11] == 1);
-  CHECK(m->dl_tensor.data == buf.bytes);
-  CHECK(m->dl_tensor.byte_offset == 4);
+  CHECK(m->dl_tensor.data == buf.bytes + 4);
+  CHECK(m->dl_tensor.byte_offset == 0);
   CHECK(m->dl_tensor.device.device_type == kDLCPU);
   CHECK(m->flags == 0);
   m->deleter(m);

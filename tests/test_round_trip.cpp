@@ -20,8 +20,10 @@ M* Export(Tensor&& t, const dlbridge::ExportOptions& o = {}) {
   }
 }
 
-// Checks an exported DLTensor against the layout and descriptor it came from.
-void CheckTensor(const DLTensor& t, const dlbridge::TensorLayout& layout, int64_t pointer) {
+// Checks an exported DLTensor against the layout and descriptor it came from: element zero in
+// data (EXP-17), or the descriptor's split when `keep` (ExportOptions::keep_byte_offset).
+void CheckTensor(const DLTensor& t, const dlbridge::TensorLayout& layout, int64_t pointer,
+                 bool keep) {
   CHECK(t.ndim == layout.Ndim());
   CHECK(t.dtype.code == layout.Dtype().code);
   CHECK(t.dtype.bits == layout.Dtype().bits);
@@ -29,8 +31,9 @@ void CheckTensor(const DLTensor& t, const dlbridge::TensorLayout& layout, int64_
   if (layout.ElementCount() == 0) {
     CHECK(t.data == nullptr);
   } else {
-    CHECK(reinterpret_cast<intptr_t>(t.data) == pointer);
-    CHECK(t.byte_offset == layout.ByteOffset());
+    const int64_t offset = static_cast<int64_t>(layout.ByteOffset());
+    CHECK(reinterpret_cast<intptr_t>(t.data) == (keep ? pointer : pointer + offset));
+    CHECK(t.byte_offset == (keep ? layout.ByteOffset() : 0));
   }
   for (int i = 0; i < t.ndim; ++i) {
     CHECK(t.shape[i] == layout.Shape()[i]);
@@ -52,10 +55,13 @@ TEST_CASE_TEMPLATE("RT-1 export then import preserves pointer, layout and the si
       dlbridge::TensorLayout({kDLComplex, 128, 1}, {2, 2, 2, 2}),
       dlbridge::TensorLayout({kDLUInt, 8, 1}, std::vector<int64_t>(10, 2), {}, 16),
   };
+  for (bool keep : {false, true})
   for (const dlbridge::TensorLayout& layout : layouts) {
     ReleaseCounter c;
-    M* m = Export<M>(HostTensor(buf, c, layout));
-    CheckTensor(m->dl_tensor, layout, buf.Address());
+    dlbridge::ExportOptions o;
+    o.keep_byte_offset = keep;
+    M* m = Export<M>(HostTensor(buf, c, layout), o);
+    CheckTensor(m->dl_tensor, layout, buf.Address(), keep);
     {
       Tensor back = dlbridge::FromDLPack(m);
       CHECK(back.layout.Shape().size == layout.Shape().size);
@@ -134,4 +140,101 @@ TEST_CASE("RT-4 a producer's legacy tensor with NULL strides is wrapped, not han
   CHECK(again->dl_tensor.strides[0] == 2);
   again->deleter(again);
   CHECK(h.deletes == 1);
+}
+
+namespace {
+
+// A host tensor over `pointer` (never dereferenced: export and import only do arithmetic).
+Tensor AtAddress(int64_t pointer, int64_t size, ReleaseCounter& c, dlbridge::TensorLayout layout) {
+  Tensor t;
+  t.descriptor.Set(pointer, size, "host");
+  t.descriptor.SetRelease(&ReleaseCounter::Release, &c);
+  t.layout = std::move(layout);
+  return t;
+}
+
+// Whether the import of a hand-built tensor with `data` and `byte_offset` over `dims` floats
+// is accepted (the deleter runs once either way).
+template <class M>
+bool ImportAccepts(uintptr_t data, uint64_t byteOffset, std::initializer_list<int64_t> dims) {
+  HandBuilt<M> h(reinterpret_cast<void*>(data), dims);
+  h.T().byte_offset = byteOffset;
+  bool accepted = true;
+  try {
+    Tensor t = dlbridge::FromDLPack(&h.managed);
+  } catch (const dlbridge::Error& e) {
+    CHECK(e.code() == dlbridge::ErrorCode::kOverflow);
+    accepted = false;
+  }
+  CHECK(h.deletes == 1);
+  return accepted;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("EXP-18 export accepts exactly the addresses the import of it accepts", M,
+                   DLManagedTensorVersioned, DLManagedTensor) {
+  constexpr int64_t kMax = INT64_MAX;
+  SUBCASE("the last 8 bytes below 2^63: both accept, and the round trip keeps the address") {
+    for (bool keep : {false, true}) {
+      ReleaseCounter c;
+      dlbridge::ExportOptions o;
+      o.keep_byte_offset = keep;
+      M* m = Export<M>(AtAddress(kMax - 7, 8, c, F32({2})), o);
+      CHECK(reinterpret_cast<uintptr_t>(m->dl_tensor.data) == uintptr_t{kMax - 7});
+      Tensor back = dlbridge::FromDLPack(m);
+      CHECK(back.descriptor.GetPointer() == kMax - 7);
+      CHECK(back.descriptor.GetSizeInBytes() == 8);
+      M* again = Export<M>(std::move(back));
+      CHECK(again == m);  // RT-2: handed back unchanged
+      again->deleter(again);
+      CHECK(c.calls == 1);
+    }
+    // With a byte offset: element zero at 2^63 - 4, the last float below 2^63.
+    ReleaseCounter c;
+    M* m = Export<M>(AtAddress(kMax - 7, 8, c, F32({1}, {}, 4)));
+    CHECK(reinterpret_cast<uintptr_t>(m->dl_tensor.data) == uintptr_t{kMax - 3});
+    CHECK(m->dl_tensor.byte_offset == 0);
+    Tensor back = dlbridge::FromDLPack(m);
+    CHECK(back.descriptor.GetPointer() == kMax - 3);
+    back = Tensor{};
+    CHECK(c.calls == 1);
+    CHECK(ImportAccepts<M>(uintptr_t{kMax - 7}, 4, {1}));
+  }
+  struct Refused {
+    const char* what;
+    int64_t pointer;
+    int64_t size;
+    dlbridge::TensorLayout layout;
+    const char* message;
+  };
+  const Refused refused[] = {
+      {"a pointer at 2^63", INT64_MIN, 8, F32({2}),
+       "the descriptor's pointer 0x8000000000000000 with byte_offset 0 and this layout wraps "
+       "around the address space"},
+      {"a pointer just past 2^63", INT64_MIN + 64, 64, F32({4}, {}, 16), "0x8000000000000040"},
+      {"element zero at 2^63 through the byte offset", kMax - 3, 8, F32({1}, {}, 4),
+       "the descriptor's pointer 0x7ffffffffffffffc with byte_offset 4"},
+      {"a pointer 8 bytes below 2^64", -8, 8, F32({2}), "0xfffffffffffffff8"},
+      {"a layout whose last byte is 2^64 - 1", -16, 16, F32({2}, {}, 8), "0xfffffffffffffff0"},
+  };
+  for (const Refused& r : refused) {
+    CAPTURE(r.what);
+    for (bool keep : {false, true}) {
+      ReleaseCounter c;
+      dlbridge::ExportOptions o;
+      o.keep_byte_offset = keep;
+      Tensor t = AtAddress(r.pointer, r.size, c, r.layout);
+      CHECK_DLB_ERROR(Export<M>(std::move(t), o), dlbridge::ErrorCode::kOverflow, r.message);
+      CHECK(t.descriptor.HasOwnership());  // EXP-11
+      t = Tensor{};
+      CHECK(c.calls == 1);
+    }
+    // The import of the same bytes refuses too, in either split.
+    const auto pointer = static_cast<uintptr_t>(r.pointer);
+    const uint64_t offset = r.layout.ByteOffset();
+    const int64_t n = r.layout.Shape()[0];
+    CHECK_FALSE(ImportAccepts<M>(pointer, offset, {n}));
+    CHECK_FALSE(ImportAccepts<M>(pointer + offset, 0, {n}));
+  }
 }

@@ -461,8 +461,10 @@ TEST_CASE("GPU-2 export resolves the device id from the pointer (fake runtimes)"
   dlbridge::Tensor empty;
   empty.descriptor.Set(0, 0, "cuda");
   empty.layout = F32({0});
-  CHECK_DLB_ERROR(dlbridge::ToDLPackVersioned(std::move(empty)), ErrorCode::kMissingDeviceId,
-                  "an empty descriptor has no pointer");
+  dlbridge::ExportOptions unowned;  // nothing to hold: zero bytes
+  unowned.allow_unowned = true;
+  CHECK_DLB_ERROR(dlbridge::ToDLPackVersioned(std::move(empty), unowned),
+                  ErrorCode::kMissingDeviceId, "an empty descriptor has no pointer");
 
   FakeRuntime hip;
   hip.Add(buf.bytes, 256, PointerKind::kDevice, 1);

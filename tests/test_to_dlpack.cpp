@@ -2,8 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <string>
 
 #include "counting.h"
+#include "dlbridge/device_map.h"
+#include "dlbridge/export_plan.h"
 
 using dlbridge::ErrorCode;
 using dlbridge::ExportOptions;
@@ -42,15 +45,57 @@ TEST_CASE("EXP-2 owner hold: the block keeps the owner until the deleter runs") 
   CHECK(storage.use_count() == 1);
 }
 
-TEST_CASE("EXP-3 no hold: manager_ctx is NULL and the deleter frees only the tensor") {
+TEST_CASE("EXP-3 no hold: refused without allow_unowned; with it manager_ctx is NULL") {
   Buffer buf;
   Tensor t;
   t.descriptor.Set(buf.Address(), 16, "host");
   t.layout = F32({4});
-  DLManagedTensorVersioned* m = ToDLPackVersioned(std::move(t));
-  CHECK(m->manager_ctx == nullptr);
-  REQUIRE((m->deleter != nullptr));
-  m->deleter(m);  // ASan/valgrind would flag a leak or a double free here
+  const char* message =
+      "the descriptor holds nothing (no owner, no release), so nothing keeps the memory alive "
+      "for the consumer; give it a hold (SetOwner or SetRelease), or set "
+      "ExportOptions::allow_unowned";
+  CHECK_DLB_ERROR(ToDLPackVersioned(std::move(t)), ErrorCode::kNoHold, message);
+  CHECK_DLB_ERROR(ToDLPack(std::move(t)), ErrorCode::kNoHold, message);
+  CHECK_DLB_ERROR(dlbridge::ExportPlan(t), ErrorCode::kNoHold, message);
+  CHECK_DLB_ERROR(dlbridge::ExportPlan(t, dlbridge::ExportKind::kLegacy), ErrorCode::kNoHold,
+                  message);
+  CHECK(std::string(dlbridge::ErrorCodeName(ErrorCode::kNoHold)) == "kNoHold");
+  CHECK(t.descriptor.GetPointer() == buf.Address());  // a refusal changes nothing
+  dlbridge::ExportOptions o;
+  o.allow_unowned = true;
+  SUBCASE("versioned") {
+    DLManagedTensorVersioned* m = ToDLPackVersioned(std::move(t), o);
+    CHECK(m->manager_ctx == nullptr);
+    CHECK(m->dl_tensor.data == buf.bytes);
+    REQUIRE((m->deleter != nullptr));
+    m->deleter(m);  // ASan/valgrind would flag a leak or a double free here
+  }
+  SUBCASE("legacy") {
+    DLManagedTensor* m = ToDLPack(std::move(t), o);
+    CHECK(m->manager_ctx == nullptr);
+    m->deleter(m);
+  }
+  SUBCASE("a plan") {
+    const dlbridge::ExportPlan plan(t, dlbridge::ExportKind::kVersioned, o);
+    DLManagedTensorVersioned* m = plan.EmitVersioned({});
+    CHECK(m->dl_tensor.data == buf.bytes);
+    m->deleter(m);
+  }
+  SUBCASE("an owner or a release is a hold: no opt-in needed") {
+    ReleaseCounter c;
+    t.descriptor.SetRelease(&ReleaseCounter::Release, &c);
+    DLManagedTensorVersioned* m = ToDLPackVersioned(std::move(t));
+    m->deleter(m);
+    CHECK(c.calls == 1);
+    Tensor owned;
+    auto storage = std::make_shared<int>(0);
+    owned.descriptor.Set(reinterpret_cast<intptr_t>(storage.get()), 4, "host");
+    owned.descriptor.SetOwner(storage);
+    owned.layout = F32({1});
+    DLManagedTensor* l = ToDLPack(std::move(owned));
+    l->deleter(l);
+    CHECK(storage.use_count() == 1);
+  }
 }
 
 TEST_CASE("EXP-4 versioned export carries {1, DLPACK_MINOR_VERSION} and no flags") {
@@ -92,9 +137,11 @@ TEST_CASE("EXP-6 data is NULL when the tensor has no elements") {
   CHECK(m->dl_tensor.data == nullptr);
   CHECK(m->dl_tensor.byte_offset == 0);
   m->deleter(m);
-  Tensor empty;  // no bytes at all
+  Tensor empty;  // no bytes at all, and no hold (EXP-3's opt-in)
   empty.layout = F32({0});
-  DLManagedTensor* l = ToDLPack(std::move(empty));
+  dlbridge::ExportOptions unowned;
+  unowned.allow_unowned = true;
+  DLManagedTensor* l = ToDLPack(std::move(empty), unowned);
   CHECK(l->dl_tensor.data == nullptr);
   l->deleter(l);
   CHECK(c.calls == 1);
@@ -158,7 +205,8 @@ TEST_CASE("EXP-9 the layout must lie inside the described bytes") {
     CHECK_DLB_ERROR(ToDLPackVersioned(std::move(bad)), ErrorCode::kOutOfBounds, "[-12, 4)");
     Tensor good = HostTensor(buf, c, F32({4}, {-1}, 12), 16);
     DLManagedTensorVersioned* m = ToDLPackVersioned(std::move(good));
-    CHECK(m->dl_tensor.byte_offset == 12);
+    CHECK(m->dl_tensor.data == buf.bytes + 12);  // element zero (EXP-17)
+    CHECK(m->dl_tensor.byte_offset == 0);
     CHECK(m->dl_tensor.strides[0] == -1);
     m->deleter(m);
     CHECK(c.calls == 1);
@@ -294,4 +342,122 @@ TEST_CASE("EXP-13 dtype and flags are validated on export, the hold stays on fai
                   "Tensor::flags has bits 0x10000000000 that DLPack");
   CHECK(t.descriptor.HasOwnership());
   CHECK(c.calls == 0);
+}
+
+namespace {
+
+// What a consumer that ignores byte_offset (PyTorch) reads: element `index` of a 1-d or 2-d
+// float32 tensor from data and strides alone.
+float ReadIgnoringOffset(const DLTensor& t, int64_t i, int64_t j = 0) {
+  const int64_t at = i * t.strides[0] + (t.ndim > 1 ? j * t.strides[1] : 0);
+  return static_cast<const float*>(t.data)[at];
+}
+
+}  // namespace
+
+TEST_CASE("EXP-17 exports put element zero in data with byte_offset 0; keep_byte_offset keeps "
+          "the split") {
+  Buffer buf;
+  float* values = reinterpret_cast<float*>(buf.bytes);
+  for (int i = 0; i < 16; ++i) values[i] = static_cast<float>(i);
+  ReleaseCounter c;
+  SUBCASE("an offset view, both forms and a plan: the consumer reads [[2,3,4],[5,6,7]]") {
+    DLManagedTensorVersioned* v = ToDLPackVersioned(HostTensor(buf, c, F32({2, 3}, {}, 8)));
+    CHECK(v->dl_tensor.data == buf.bytes + 8);
+    CHECK(v->dl_tensor.byte_offset == 0);
+    CHECK(ReadIgnoringOffset(v->dl_tensor, 0, 0) == 2.0f);
+    CHECK(ReadIgnoringOffset(v->dl_tensor, 1, 2) == 7.0f);
+    v->deleter(v);
+    DLManagedTensor* l = ToDLPack(HostTensor(buf, c, F32({2, 3}, {}, 8)));
+    CHECK(l->dl_tensor.data == buf.bytes + 8);
+    CHECK(l->dl_tensor.byte_offset == 0);
+    CHECK(ReadIgnoringOffset(l->dl_tensor, 1, 0) == 5.0f);
+    l->deleter(l);
+    const Tensor t = HostTensor(buf, c, F32({2, 3}, {}, 8));
+    const dlbridge::ExportPlan plan(t, dlbridge::ExportKind::kLegacy);
+    DLManagedTensor* e = plan.EmitLegacy({});
+    CHECK(e->dl_tensor.data == buf.bytes + 8);
+    CHECK(e->dl_tensor.byte_offset == 0);
+    e->deleter(e);
+    CHECK(c.calls == 2);
+  }
+  SUBCASE("a negative-stride view: element zero is the last element in memory") {
+    // values[7], values[6], ... values[0], as NumPy's a[7::-1]
+    DLManagedTensorVersioned* m = ToDLPackVersioned(HostTensor(buf, c, F32({8}, {-1}, 28)));
+    CHECK(m->dl_tensor.data == buf.bytes + 28);
+    CHECK(m->dl_tensor.byte_offset == 0);
+    CHECK(ReadIgnoringOffset(m->dl_tensor, 0) == 7.0f);
+    CHECK(ReadIgnoringOffset(m->dl_tensor, 7) == 0.0f);
+    m->deleter(m);
+    CHECK(c.calls == 1);
+  }
+  SUBCASE("keep_byte_offset: the descriptor's pointer and the layout's offset, exactly") {
+    ExportOptions o;
+    o.keep_byte_offset = true;
+    DLManagedTensorVersioned* v = ToDLPackVersioned(HostTensor(buf, c, F32({2, 3}, {}, 8)), o);
+    CHECK(v->dl_tensor.data == buf.bytes);
+    CHECK(v->dl_tensor.byte_offset == 8);
+    v->deleter(v);
+    DLManagedTensor* l = ToDLPack(HostTensor(buf, c, F32({8}, {-1}, 28)), o);
+    CHECK(l->dl_tensor.data == buf.bytes);
+    CHECK(l->dl_tensor.byte_offset == 28);
+    l->deleter(l);
+    CHECK(c.calls == 2);
+  }
+  SUBCASE("GPU and pinned device types are address arithmetic too") {
+    ExportOptions o;
+    o.device_id = 0;
+    o.verify_device = dlbridge::DeviceVerification::kOff;  // no runtime: the pointer is not asked
+    Tensor cuda = HostTensor(buf, c, F32({2}, {}, 12));
+    cuda.descriptor.SetMemorySpace("cuda");
+    DLManagedTensorVersioned* m = ToDLPackVersioned(std::move(cuda), o);
+    CHECK(m->dl_tensor.device.device_type == kDLCUDA);
+    CHECK(m->dl_tensor.data == buf.bytes + 12);
+    CHECK(m->dl_tensor.byte_offset == 0);
+    m->deleter(m);
+    Tensor pinned = HostTensor(buf, c, F32({2}, {}, 12));
+    pinned.device = {kDLCUDAHost, 0};
+    DLManagedTensorVersioned* p = ToDLPackVersioned(std::move(pinned));
+    CHECK(p->dl_tensor.data == buf.bytes + 12);
+    CHECK(p->dl_tensor.byte_offset == 0);
+    p->deleter(p);
+    CHECK(c.calls == 2);
+  }
+  SUBCASE("the device table says which types: every exported one, no handle type") {
+    int count = 0;
+    const dlbridge::DeviceTypeInfo* rows = dlbridge::DeviceTable(&count);
+    for (int i = 0; i < count; ++i) {
+      CAPTURE(rows[i].name);
+      if (rows[i].exported) CHECK(rows[i].address_arithmetic);
+    }
+    for (int32_t handle : {kDLMetal, kDLOpenCL, kDLVulkan, kDLWebGPU, kDLExtDev}) {
+      CHECK_FALSE(dlbridge::FindDeviceType(handle)->address_arithmetic);
+    }
+    for (int32_t address : {kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged, kDLROCM, kDLROCMHost,
+                            kDLOneAPI}) {
+      CHECK(dlbridge::FindDeviceType(address)->address_arithmetic);
+    }
+  }
+}
+
+TEST_CASE("MD-15 a MemorySpace value outside the enum is refused by SetMemorySpace") {
+  dlbridge::MemoryDescriptor d;
+  d.SetMemorySpace(dlbridge::MemorySpace::kCuda);
+  CHECK(d.GetMemorySpaceKind() == dlbridge::MemorySpace::kCuda);
+  for (int value : {4, -1, 1000}) {
+    CAPTURE(value);
+    CHECK_DLB_ERROR(d.SetMemorySpace(static_cast<dlbridge::MemorySpace>(value)),
+                    ErrorCode::kInvalidMemorySpace,
+                    "MemoryDescriptor::SetMemorySpace: memory space value " +
+                        std::to_string(value) +
+                        " is not a MemorySpace; accepted: 0 (\"host\"), 1 (\"cuda\"), 2 "
+                        "(\"hip\"), 3 (\"level_zero\")");
+    CHECK(d.GetMemorySpaceKind() == dlbridge::MemorySpace::kCuda);  // unchanged
+  }
+  // Every value of the enum is accepted.
+  for (dlbridge::MemorySpace space : {dlbridge::MemorySpace::kHost, dlbridge::MemorySpace::kHip,
+                                      dlbridge::MemorySpace::kLevelZero}) {
+    d.SetMemorySpace(space);
+    CHECK(d.GetMemorySpaceKind() == space);
+  }
 }
