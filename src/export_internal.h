@@ -28,7 +28,7 @@ namespace detail {
 struct ExportFacts {
   DLDevice device{};         ///< The resolved device (spec/device-map.md).
   uint64_t flags = 0;        ///< What a versioned export publishes.
-  void* data = nullptr;      ///< Element zero's address (EXP-17); null without elements.
+  void* data = nullptr;      ///< Element zero's address (see EXP-17); null without elements.
   uint64_t byte_offset = 0;  ///< 0, or the layout's for keep_byte_offset and handles.
 };
 

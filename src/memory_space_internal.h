@@ -12,8 +12,8 @@ namespace detail {
 /// "\"host\", \"cuda\", \"hip\", \"level_zero\"". For "accepted: ..." messages.
 std::string SpaceNameList(bool (*keep)(MemorySpace space) = nullptr);
 
-/// MD-15: throws Error(kInvalidMemorySpace, "<where>: ...") when `space` is not one of the
-/// enum's values (an integer cast to MemorySpace), naming the accepted values.
+/// Throws Error(kInvalidMemorySpace, "<where>: ...") when `space` is not one of the
+/// enum's values (an integer cast to MemorySpace), naming the accepted values (see MD-15).
 void CheckMemorySpace(const char* where, MemorySpace space);
 
 }  // namespace detail

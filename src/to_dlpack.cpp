@@ -153,7 +153,7 @@ ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOpt
     const uintptr_t pointer = static_cast<uintptr_t>(descriptor.GetPointer());
     const bool arithmetic = FindDeviceType(facts.device.device_type)->address_arithmetic;
     if (arithmetic) {
-      // EXP-18: import's address rule (IMP-10) on the same bytes, so that what export accepts
+      // EXP-18: import's address rule (see IMP-10) on the same bytes, so that what export accepts
       // the import of it accepts too (an address at or past 2^63 is refused by both).
       const detail::ThrowSink sink(where);
       uintptr_t first = 0;

@@ -130,6 +130,7 @@ static void TestStatusCodes(void) {
       {DLB_ERR_NO_DEVICE, 21, "DLB_ERR_NO_DEVICE"},
       {DLB_ERR_RUNTIME_NOT_INITIALIZED, 22, "DLB_ERR_RUNTIME_NOT_INITIALIZED"},
       {DLB_ERR_UNKNOWN_POINTER, 23, "DLB_ERR_UNKNOWN_POINTER"},
+      {DLB_ERR_NO_HOLD, 24, "DLB_ERR_NO_HOLD"},
   };
   size_t i;
   for (i = 0; i < sizeof kCodes / sizeof kCodes[0]; ++i) {
@@ -331,7 +332,8 @@ static void TestExportVersioned(void) {
   CHECK(out->version.major == 1 && out->version.minor == DLPACK_MINOR_VERSION);
   CHECK(out->flags == 0);
   CHECK(out->manager_ctx == &counter);
-  CHECK(out->dl_tensor.data == (void*)g_data && out->dl_tensor.byte_offset == 8);
+  /* Element zero in data, byte_offset 0 (EXP-17): what PyTorch, ignoring it, reads right. */
+  CHECK(out->dl_tensor.data == (void*)((char*)g_data + 8) && out->dl_tensor.byte_offset == 0);
   CHECK(out->dl_tensor.device.device_type == kDLCPU && out->dl_tensor.device.device_id == 0);
   CHECK(out->dl_tensor.ndim == 2 && out->dl_tensor.dtype.code == kDLFloat);
   CHECK(out->dl_tensor.shape[0] == 2 && out->dl_tensor.shape[1] == 3);
@@ -396,6 +398,35 @@ static void TestExportOptions(void) {
   CHECK(counter.calls == 3);
   dlb_descriptor_destroy(d);
   CHECK(counter.calls == 3);
+
+  /* keep_byte_offset: the pointer and the byte offset exactly as given. */
+  d = MakeDescriptor(&counter);
+  options = (dlb_export_options)DLB_EXPORT_OPTIONS_INIT;
+  options.keep_byte_offset = 1;
+  CHECK_STATUS(
+      dlb_to_dlpack_versioned(d, kFloat32, 1, shape, NULL, 8, kNoDevice, 0, &options, &out),
+      DLB_OK);
+  CHECK(out != NULL && out->dl_tensor.data == (void*)g_data && out->dl_tensor.byte_offset == 8);
+  if (out) out->deleter(out);
+  CHECK(counter.calls == 4);
+
+  /* A descriptor that holds nothing: DLB_ERR_NO_HOLD naming the opt-in, then allow_unowned. */
+  CHECK(dlb_descriptor_has_ownership(d) == 0);
+  options = (dlb_export_options)DLB_EXPORT_OPTIONS_INIT;
+  CHECK_STATUS(
+      dlb_to_dlpack_versioned(d, kFloat32, 1, shape, NULL, 0, kNoDevice, 0, &options, &out),
+      DLB_ERR_NO_HOLD);
+  CHECK(out == NULL && Contains(dlb_last_error(), "ExportOptions::allow_unowned"));
+  CHECK_STATUS(dlb_to_dlpack_versioned(d, kFloat32, 1, shape, NULL, 0, kNoDevice, 0, NULL, &out),
+               DLB_ERR_NO_HOLD);
+  options.allow_unowned = 1;
+  CHECK_STATUS(
+      dlb_to_dlpack_versioned(d, kFloat32, 1, shape, NULL, 0, kNoDevice, 0, &options, &out),
+      DLB_OK);
+  CHECK(out != NULL && out->manager_ctx == NULL);
+  if (out) out->deleter(out);
+  CHECK(counter.calls == 4);
+  dlb_descriptor_destroy(d);
 }
 
 /* C-12: options structs grow: a short struct_size fails, unknown trailing bytes must be 0. */
@@ -430,6 +461,19 @@ static void TestOptionsStructSize(void) {
   CHECK(out != NULL && (out->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
   if (out) out->deleter(out);
   CHECK(counter.calls == 1);
+  /* A version-1 caller (32 bytes, before keep_byte_offset) gets keep_byte_offset's default:
+   * the bytes past its struct_size are not read. */
+  CHECK_STATUS(dlb_descriptor_set_release(d, CountRelease, &counter), DLB_OK);
+  options = (dlb_export_options)DLB_EXPORT_OPTIONS_INIT;
+  options.struct_size = 32;
+  options.keep_byte_offset = 1;
+  CHECK_STATUS(
+      dlb_to_dlpack_versioned(d, kFloat32, 1, shape, NULL, 4, kNoDevice, 0, &options, &out),
+      DLB_OK);
+  CHECK(out != NULL && out->dl_tensor.byte_offset == 0 &&
+        out->dl_tensor.data == (void*)((char*)g_data + 4));
+  if (out) out->deleter(out);
+  CHECK(counter.calls == 2);
   dlb_descriptor_destroy(d);
 }
 

@@ -94,6 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (optionBits & 0x2) options.level_zero_context = &context;
   if (optionBits & 0x4) options.level_zero_device = &context;
   options.device_id = static_cast<int8_t>(in.Byte()) % 3;
+  options.allow_unowned = hold == Hold::kNone;  // EXP-3: hold-less inputs reach every check
 
   dlbfuzz::LedgerBaseline ledger;
   dlbfuzz::ReleaseCount releases;

@@ -84,6 +84,47 @@ class NumpyInterop(unittest.TestCase):
         t = dlbridge.Tensor(md, "float32", (3, 2), strides=(-4, 2), byte_offset=32)
         np.testing.assert_array_equal(np.from_dlpack(t), base.reshape(3, 4)[::-1, ::2])
 
+    def test_exp17_exports_carry_element_zero_and_byte_offset_0(self):
+        # spec EXP-17: data is element zero's address, byte_offset 0, for offset and
+        # negative-stride views alike; NumPy reads the same elements.
+        from dlbridge.dlpack_ctypes import DLManagedTensor
+        from support import capsule_pointer
+        base = np.arange(24, dtype=np.float32)
+        cases = {
+            "offset": ((2, 3), None, 8, base[2:8].reshape(2, 3)),
+            "negative strides": ((3, 2), (-4, 2), 32, base.reshape(6, 4)[2::-1, ::2]),
+            "negative 1-d": ((5,), (-3,), 4 * 12, base[12::-3]),
+        }
+        for name, (shape, strides, offset, expected) in cases.items():
+            with self.subTest(view=name):
+                md = dlbridge.MemoryDescriptor(base.ctypes.data, base.nbytes, "host")
+                md.SetOwner(base)
+                t = dlbridge.Tensor(md, "float32", shape, strides=strides, byte_offset=offset)
+                np.testing.assert_array_equal(np.from_dlpack(t), expected)
+                cap = t.__dlpack__()
+                dl = DLManagedTensor.from_address(capsule_pointer(cap, "dltensor")).dl_tensor
+                self.assertEqual(dl.data, base.ctypes.data + offset)
+                self.assertEqual(dl.byte_offset, 0)
+                dlbridge.from_dlpack(cap)  # consumes it: the deleter runs once
+
+    def test_exp17_reexported_numpy_views_keep_their_elements(self):
+        from dlbridge.dlpack_ctypes import DLManagedTensor
+        from support import capsule_pointer
+        base = np.arange(24, dtype=np.float64).reshape(4, 6)
+        for name, view in {"negative": base[::-1, ::-2], "offset": base[1:, 2:],
+                           "negative 1-d": np.arange(10, dtype=np.int32)[8::-3]}.items():
+            with self.subTest(view=name):
+                t = dlbridge.from_dlpack(view)
+                if view.strides[0] < 0:
+                    self.assertGreater(t.byte_offset, 0)  # element zero is above the pointer
+                cap = t.__dlpack__()  # from a plan: a new tensor, element zero in data
+                dl = DLManagedTensor.from_address(capsule_pointer(cap, "dltensor")).dl_tensor
+                self.assertEqual(dl.data, view.__array_interface__["data"][0])
+                self.assertEqual(dl.byte_offset, 0)
+                back = dlbridge.from_dlpack(cap)
+                np.testing.assert_array_equal(np.from_dlpack(back), view)
+                np.testing.assert_array_equal(np.from_dlpack(t), view)
+
     def test_py22_read_only_arrays(self):
         a = np.arange(4, dtype=np.float32)
         a.flags.writeable = False

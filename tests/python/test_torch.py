@@ -58,6 +58,46 @@ class TorchInterop(unittest.TestCase):
                     self.assertEqual(y.stride(), view.stride())
                     self.assertEqual(y.data_ptr(), view.data_ptr())
 
+    def test_exp17_offset_tensors_reach_torch_at_element_zero(self):
+        # PyTorch ignores byte_offset: dlbridge exports element zero in data (spec EXP-17).
+        base = torch.arange(16, dtype=torch.float32)
+        for name, (shape, strides, offset) in {
+                "offset": ((2, 3), None, 8),
+                "offset, every other column": ((2, 3), (6, 2), 4),
+                "offset, transposed": ((3, 2), (1, 4), 12)}.items():
+            with self.subTest(view=name):
+                md = dlbridge.MemoryDescriptor(base.data_ptr(), 64, "host")
+                md.SetOwner(base)
+                t = dlbridge.Tensor(md, "float32", shape, strides=strides, byte_offset=offset)
+                y = torch.from_dlpack(t)
+                item = offset // 4
+                expected = base.as_strided(shape, strides or (shape[1], 1), item)
+                self.assertEqual(y.tolist(), expected.tolist())
+                self.assertEqual(y.data_ptr(), base.data_ptr() + offset)
+        md = dlbridge.MemoryDescriptor(base.data_ptr(), 64, "host")
+        md.SetOwner(base)
+        y = torch.from_dlpack(dlbridge.Tensor(md, "float32", (2, 3), byte_offset=8))
+        self.assertEqual(y.tolist(), [[2, 3, 4], [5, 6, 7]])  # the issue's example
+
+    def test_exp17_reexported_torch_views_keep_their_elements(self):
+        base = torch.arange(24, dtype=torch.float64).reshape(4, 6)
+        for name, view in {"offset": base[1:, 2:], "offset columns": base[2:, 1::2],
+                           "offset transposed": base[1:, 3:].t()}.items():
+            with self.subTest(view=name):
+                t = dlbridge.from_dlpack(view)
+                # A new dlbridge tensor over the imported bytes, held by the import: exported
+                # from a plan, not handed back.
+                md = dlbridge.MemoryDescriptor(t.descriptor.GetPointer(),
+                                               t.descriptor.GetSizeInBytes(), "host")
+                md.SetOwner(t)
+                again = dlbridge.Tensor(md, "float64", t.shape, strides=t.strides,
+                                        byte_offset=t.byte_offset)
+                y = torch.from_dlpack(again)
+                self.assertEqual(y.tolist(), view.tolist())
+                self.assertEqual(y.data_ptr(), view.data_ptr())
+                z = torch.from_dlpack(t)
+                self.assertEqual(z.tolist(), view.tolist())
+
     # Negative strides are not sent to PyTorch: PyTorch 1.13's from_dlpack throws a C++
     # exception through a noexcept frame for them and aborts the process (std::terminate).
     # They are covered with NumPy (PY-21) and dlbridge itself (PY-17).
