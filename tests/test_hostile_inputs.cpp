@@ -492,6 +492,18 @@ const ExportRow kExportRows[] = {
     {"HOST-85", "stride INT64_MIN over extent 2 (lowest reach INT64_MIN)", kBoth,
      [](E& f) { f.Layout(kF32, {2}, {kI64Min}); }, ErrorCode::kOverflow,
      "the layout's extent overflows int64"},
+    {"HOST-86", "descriptor pointer at 2^63", kBoth,
+     [](E& f) { f.tensor.descriptor.Set(kI64Min, 4096, "host"); }, ErrorCode::kOverflow,
+     "the descriptor's pointer 0x8000000000000000 with byte_offset 0 and this layout wraps around "
+     "the address space"},
+    {"HOST-87", "byte offset putting element zero at 2^63", kBoth,
+     [](E& f) {
+       f.tensor.descriptor.Set(kI64Max - 2047, 4096, "host");
+       f.Layout(kF32, {4}, {}, 2048);
+     },
+     ErrorCode::kOverflow, "the descriptor's pointer 0x7ffffffffffff800 with byte_offset 2048"},
+    {"HOST-88", "the last 4096 bytes below 2^63", kBoth,
+     [](E& f) { f.tensor.descriptor.Set(kI64Max - 4095, 4096, "host"); }, kAccepted, ""},
 };
 
 template <class Fixture, class Row>
@@ -561,7 +573,7 @@ bool IdsInOrder(const Row (&rows)[N], int first) {
 }  // namespace
 
 TEST_CASE(
-    "HOST-1..HOST-85 every catalogued hostile input gives its code, deleters run once, holds are "
+    "HOST-1..HOST-88 every catalogued hostile input gives its code, deleters run once, holds are "
     "kept") {
   const dlbridge::LedgerCounts before = dlbridge::GetLedgerCounts();
   REQUIRE(dlbridge::GetMetalResolver() == nullptr);

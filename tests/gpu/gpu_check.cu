@@ -122,7 +122,9 @@ void Check(const char* name, void* pointer, PointerKind expectKind, int expectOr
     dlbridge::Tensor t;
     t.descriptor.Set(static_cast<int64_t>(reinterpret_cast<intptr_t>(pointer)), 1024, "cuda");
     t.layout = dlbridge::TensorLayout({kDLFloat, 32, 1}, {256});
-    DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(t));
+    dlbridge::ExportOptions unowned;  // EXP-3: the check frees the memory after the deleter
+    unowned.allow_unowned = true;
+    DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(t), unowned);
     row.exported = DeviceText(m->dl_tensor.device);
     if (m->dl_tensor.device.device_type != expectExport.device_type ||
         m->dl_tensor.device.device_id != expectExport.device_id) {
@@ -202,7 +204,10 @@ void CheckData(int device) {
     dlbridge::Tensor t;
     t.descriptor.Set(static_cast<int64_t>(reinterpret_cast<intptr_t>(p)), 1024, "cuda");
     t.layout = dlbridge::TensorLayout({kDLUInt, 8, 1}, {1024});
-    dlbridge::Tensor back = dlbridge::FromDLPack(dlbridge::ToDLPackVersioned(std::move(t)));
+    dlbridge::ExportOptions unowned;  // EXP-3: cudaFree below, after the import is dropped
+    unowned.allow_unowned = true;
+    dlbridge::Tensor back =
+        dlbridge::FromDLPack(dlbridge::ToDLPackVersioned(std::move(t), unowned));
     row.exported = DeviceText(back.device);
     row.imported = back.descriptor.GetMemorySpace();
     std::vector<unsigned char> host(1024);
