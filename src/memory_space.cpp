@@ -45,10 +45,10 @@ namespace {
     if (!accepted.empty()) accepted += ", ";
     accepted += std::to_string(static_cast<int>(row.space)) + " (\"" + row.name + "\")";
   }
-  Fail(ErrorCode::kInvalidMemorySpace,
-       std::string(where) + ": memory space value " + std::to_string(static_cast<int>(space)) +
-           " is not a MemorySpace; accepted: " + accepted +
-           " (cast only these, or set the space by name)");
+  Fail(ErrorCode::kInvalidMemorySpace, std::string(where) + ": memory space value " +
+                                           std::to_string(static_cast<int>(space)) +
+                                           " is not a MemorySpace; accepted: " + accepted +
+                                           " (cast only these, or set the space by name)");
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ TEST_CASE("EXP-14 prepare checks like ToDLPackVersioned, resolves the device, ke
     CHECK(plan.Device().device_type == kDLCPU);
     CHECK(plan.Device().device_id == 0);
     CHECK(plan.Flags() == DLPACK_FLAG_BITMASK_READ_ONLY);  // EXP-7, EXP-8 as on export
-    CHECK(plan.Data() == buf.bytes + 8);  // EXP-17: element zero, byte_offset 0
+    CHECK(plan.Data() == buf.bytes + 8);                   // EXP-17: element zero, byte_offset 0
     CHECK(plan.ByteOffset() == 0);
     CHECK(plan.Layout() == t.layout);
     const DLTensor view = plan.View();

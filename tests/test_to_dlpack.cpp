@@ -355,8 +355,9 @@ float ReadIgnoringOffset(const DLTensor& t, int64_t i, int64_t j = 0) {
 
 }  // namespace
 
-TEST_CASE("EXP-17 exports put element zero in data with byte_offset 0; keep_byte_offset keeps "
-          "the split") {
+TEST_CASE(
+    "EXP-17 exports put element zero in data with byte_offset 0; keep_byte_offset keeps "
+    "the split") {
   Buffer buf;
   float* values = reinterpret_cast<float*>(buf.bytes);
   for (int i = 0; i < 16; ++i) values[i] = static_cast<float>(i);
@@ -433,8 +434,8 @@ TEST_CASE("EXP-17 exports put element zero in data with byte_offset 0; keep_byte
     for (int32_t handle : {kDLMetal, kDLOpenCL, kDLVulkan, kDLWebGPU, kDLExtDev}) {
       CHECK_FALSE(dlbridge::FindDeviceType(handle)->address_arithmetic);
     }
-    for (int32_t address : {kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged, kDLROCM, kDLROCMHost,
-                            kDLOneAPI}) {
+    for (int32_t address :
+         {kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged, kDLROCM, kDLROCMHost, kDLOneAPI}) {
       CHECK(dlbridge::FindDeviceType(address)->address_arithmetic);
     }
   }
@@ -446,12 +447,11 @@ TEST_CASE("MD-15 a MemorySpace value outside the enum is refused by SetMemorySpa
   CHECK(d.GetMemorySpaceKind() == dlbridge::MemorySpace::kCuda);
   for (int value : {4, -1, 1000}) {
     CAPTURE(value);
-    CHECK_DLB_ERROR(d.SetMemorySpace(static_cast<dlbridge::MemorySpace>(value)),
-                    ErrorCode::kInvalidMemorySpace,
-                    "MemoryDescriptor::SetMemorySpace: memory space value " +
-                        std::to_string(value) +
-                        " is not a MemorySpace; accepted: 0 (\"host\"), 1 (\"cuda\"), 2 "
-                        "(\"hip\"), 3 (\"level_zero\")");
+    CHECK_DLB_ERROR(
+        d.SetMemorySpace(static_cast<dlbridge::MemorySpace>(value)), ErrorCode::kInvalidMemorySpace,
+        "MemoryDescriptor::SetMemorySpace: memory space value " + std::to_string(value) +
+            " is not a MemorySpace; accepted: 0 (\"host\"), 1 (\"cuda\"), 2 "
+            "(\"hip\"), 3 (\"level_zero\")");
     CHECK(d.GetMemorySpaceKind() == dlbridge::MemorySpace::kCuda);  // unchanged
   }
   // Every value of the enum is accepted.

@@ -49,7 +49,7 @@ extern "C" {
 #define DLB_ERR_NO_DEVICE (-21)           /**< The GPU runtime reports no device or driver. */
 #define DLB_ERR_RUNTIME_NOT_INITIALIZED (-22) /**< The GPU runtime could not be initialised. */
 #define DLB_ERR_UNKNOWN_POINTER (-23)         /**< The runtime does not know the pointer. */
-#define DLB_ERR_NO_HOLD (-24) /**< Export of a descriptor holding nothing without allow_unowned. */
+#define DLB_ERR_NO_HOLD (-24)                 /**< Export of a hold-less descriptor, no opt-in. */
 /** Not an ErrorCode: the core threw something other than dlbridge::Error (a dlbridge bug). */
 #define DLB_ERR_INTERNAL (-1000)
 

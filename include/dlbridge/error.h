@@ -34,7 +34,8 @@ enum class ErrorCode : int {
   kNoDevice = 21,               ///< The GPU runtime is installed but reports no device or driver.
   kRuntimeNotInitialized = 22,  ///< The GPU runtime is installed but could not be initialised.
   kUnknownPointer = 23,  ///< The runtime does not know the pointer (not from that runtime/context).
-  kNoHold = 24,  ///< Export of a descriptor that holds nothing without ExportOptions::allow_unowned.
+  kNoHold =
+      24,  ///< Export of a descriptor that holds nothing without ExportOptions::allow_unowned.
 };
 
 /// Short stable name of a code, e.g. "kOutOfBounds".

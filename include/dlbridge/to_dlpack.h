@@ -47,8 +47,9 @@ struct ExportOptions {
 /// Error(kNoHold) unless ExportOptions::allow_unowned is set.
 ///
 /// Ownership, on success: the descriptor's hold moves into the result and `tensor` holds
-/// nothing (with allow_unowned and no hold, the deleter frees only the tensor). The consumer calls `deleter` exactly once; it drops the hold (calls the release,
-/// or drops the owner reference) and frees the tensor, on any thread. With a release hold,
+/// nothing (with allow_unowned and no hold, the deleter frees only the tensor). The consumer
+/// calls `deleter` exactly once; it drops the hold (calls the release, or drops the owner
+/// reference) and frees the tensor, on any thread. With a release hold,
 /// `manager_ctx` is the release's context. One heap allocation per export.
 /// Re-export: a tensor that FromDLPack produced from a DLManagedTensorVersioned, exported
 /// unchanged (same element-zero address, size, layout, device and flags), hands back that

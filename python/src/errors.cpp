@@ -15,8 +15,7 @@ PyObject* ExceptionFor(dlbridge::ErrorCode code) {
     case ErrorCode::kMissingContext:
     case ErrorCode::kReadOnly:
     case ErrorCode::kRuntimeUnavailable:
-    case ErrorCode::kNoHold:
-      return PyExc_BufferError;  // the data cannot be exchanged as asked
+    case ErrorCode::kNoHold: return PyExc_BufferError;  // the data cannot be exchanged as asked
     case ErrorCode::kOutOfMemory: return PyExc_MemoryError;
     default: return PyExc_ValueError;  // malformed values: layout, dtype, flags, descriptor, ...
   }
