@@ -512,6 +512,16 @@ static void TestExportFailureKeepsHold(void) {
                DLB_ERR_INVALID_ARGUMENT);
   CHECK_STATUS(dlb_to_dlpack(NULL, kFloat32, 2, shape, NULL, 0, kNoDevice, 0, NULL, &legacy),
                DLB_ERR_INVALID_ARGUMENT);
+  /* An address import would refuse (at 2^63: EXP-18) is refused by export, both forms. */
+  CHECK_STATUS(dlb_descriptor_set(d, INT64_MIN, 64, "host", "data"), DLB_OK);
+  CHECK_STATUS(dlb_to_dlpack_versioned(d, kFloat32, 2, shape, NULL, 0, kNoDevice, 0, NULL, &out),
+               DLB_ERR_OVERFLOW);
+  CHECK(Contains(dlb_last_error(), "0x8000000000000000 with byte_offset 0"));
+  CHECK_STATUS(dlb_to_dlpack(d, kFloat32, 2, shape, NULL, 0, kNoDevice, 0, NULL, &legacy),
+               DLB_ERR_OVERFLOW);
+  CHECK(out == NULL && legacy == NULL);
+  CHECK_STATUS(dlb_descriptor_set(d, Address(g_data), (int64_t)sizeof g_data, "host", "data"),
+               DLB_OK);
   CHECK(counter.calls == 0);
   CHECK(dlb_descriptor_has_ownership(d) == 1);
   CHECK(dlb_descriptor_get_release_context(d) == &counter);
