@@ -576,7 +576,7 @@ bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t star
       return std::string(base_name) + " " + Hex(base) + " with byte_offset " +
              std::to_string(byte_offset) +
              " and this layout wraps around the address space (dlbridge's addresses are int64: "
-             "every reachable byte must lie in [1, INT64_MAX])";
+             "the first reachable byte must lie in [1, INT64_MAX], the range must not wrap)";
     });
     return false;
   }
