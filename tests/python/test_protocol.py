@@ -110,7 +110,7 @@ class DlpackArguments(unittest.TestCase):
         self.assertEqual(read_floats(copied)[0], 0.0)
         # Host-accessible memory (pinned, managed) to kDLCPU: the same bytes, relabelled
         # (copy=None or False); copy=True copies.
-        pinned = host_tensor(self.values, device=(3, 0))
+        pinned = host_tensor(self.values, counter=ReleaseCounter(), device=(3, 0))
         self.assertEqual(pinned.__dlpack_device__(), (3, 0))
         for copy in (None, False):
             with self.subTest(copy=copy):
@@ -122,8 +122,9 @@ class DlpackArguments(unittest.TestCase):
         self.assertEqual((moved.device, moved.flags & F_COPIED), ((1, 0), F_COPIED))
         self.assertNotEqual(moved.data_ptr(), address_of(self.values))
         self.assertEqual(read_floats(moved), list(self.values))
-        managed = dlbridge.Tensor(dlbridge.MemoryDescriptor(address_of(self.values), 24, "cuda"),
-                                  "float32", (6,), device=(13, 0))
+        md = dlbridge.MemoryDescriptor(address_of(self.values), 24, "cuda")
+        md.SetOwner(self.values)
+        managed = dlbridge.Tensor(md, "float32", (6,), device=(13, 0))
         legacy = dlbridge.from_dlpack(managed.__dlpack__(dl_device=(1, 0)))
         self.assertEqual((legacy.device, legacy.data_ptr()), ((1, 0), address_of(self.values)))
         copied = dlbridge.from_dlpack(managed.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=True))
