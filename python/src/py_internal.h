@@ -12,8 +12,8 @@
 //   tensor_type.cpp       dlbridge.Tensor: construction, attributes, __dlpack_device__, its
 //                         export plans
 //   dlpack_export.cpp     __dlpack__, stream rules, capsules (hot: one translation unit)
-//   dlpack_import.cpp     dlbridge.from_dlpack, capsule import, the legacy-type cache, the
-//                         exchange-API lookup (hot: one translation unit)
+//   dlpack_import.cpp     dlbridge.from_dlpack (through __dlpack__ only, with device/copy),
+//                         capsule import, the legacy-type cache (hot: one translation unit)
 //   exchange_api.cpp      the DLPack 1.3 C exchange table published on dlbridge.Tensor
 //   checker_bindings.cpp  _check_capsule, _checker_rules (the conformance checker)
 //

@@ -198,7 +198,8 @@ PyObject* TensorGetReadOnly(PyObject* self, void*) {
   return PyBool_FromLong((AsTensor(self)->t.flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? 1 : 0);
 }
 
-// PY-5: the device of the core's versioned plan, which __dlpack__ emits.
+// PY-5, PY-36: the device of the core's versioned plan, which __dlpack__ emits (and relabels
+// only when dl_device asks for (kDLCPU, 0), see PY-10).
 PyObject* TensorDlpackDevice(PyObject* self, PyObject*) {
   DLDevice device{};
   DLB_TRY
