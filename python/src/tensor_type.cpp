@@ -278,8 +278,10 @@ PyType_Slot kTensorSlots[] = {
      const_cast<char*>(
          "Tensor(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
          "flags=0)\n--\n\nA described buffer and its layout. The descriptor's hold moves "
-         "into the tensor (the descriptor keeps its description). Strides are in "
-         "elements (None = C-contiguous); device (type, id) None = from the space.")},
+         "into the tensor (the descriptor keeps its description). dtype: a name "
+         "('float32'), a NumPy or torch dtype, or (code, bits[, lanes]). Strides are in "
+         "elements, not bytes (None = C-contiguous); device (type, id) None = from the "
+         "space.")},
     {0, nullptr},
 };
 

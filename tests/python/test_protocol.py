@@ -34,7 +34,9 @@ def read_floats(t):
 class DlpackArguments(unittest.TestCase):
     def setUp(self):
         self.values = floats(6)
-        self.t = host_tensor(self.values, shape=(2, 3))
+        md = dlbridge.MemoryDescriptor(address_of(self.values), 24, "host")
+        md.SetOwner(self.values)  # a hold: every export here is of held memory
+        self.t = dlbridge.Tensor(md, "float32", (2, 3))
 
     def test_py6_max_version_selects_the_capsule(self):
         self.assertEqual(capsule_name(self.t.__dlpack__()), "dltensor")
@@ -110,7 +112,8 @@ class DlpackArguments(unittest.TestCase):
         self.assertEqual(read_floats(copied)[0], 0.0)
         # Host-accessible memory (pinned, managed) to kDLCPU: the same bytes, relabelled
         # (copy=None or False); copy=True copies.
-        pinned = host_tensor(self.values, counter=ReleaseCounter(), device=(3, 0))
+        pinned_counter = ReleaseCounter()  # outlives `pinned`, whose release calls it
+        pinned = host_tensor(self.values, counter=pinned_counter, device=(3, 0))
         self.assertEqual(pinned.__dlpack_device__(), (3, 0))
         for copy in (None, False):
             with self.subTest(copy=copy):
@@ -132,6 +135,8 @@ class DlpackArguments(unittest.TestCase):
         self.assertEqual(read_floats(copied), list(self.values))
         with self.assertRaises(BufferError):  # dlbridge copies into kDLCPU memory only
             managed.__dlpack__(copy=True)
+        del pinned, moved
+        self.assertEqual(pinned_counter.calls, 1)
         # Device memory cannot be copied by dlbridge.
         cuda = dlbridge.Tensor(dlbridge.MemoryDescriptor(0x10000, 16, "cuda"), "float32", (4,), device=(2, 0))
         with self.assertRaises(BufferError):
@@ -142,13 +147,16 @@ class DlpackArguments(unittest.TestCase):
     def test_py10_copy_of_strided_views_is_c_contiguous(self):
         values = floats(12)
         md = dlbridge.MemoryDescriptor(address_of(values), 48, "host")
+        md.SetOwner(values)
         # The view [::-1, ::2] of a 3x4 matrix: element zero is the last row's first element.
         view = dlbridge.Tensor(md, "float32", (3, 2), strides=(-4, 2), byte_offset=32)
         copied = dlbridge.from_dlpack(view.__dlpack__(max_version=(1, 3), copy=True))
         self.assertEqual(copied.strides, (2, 1))
         self.assertEqual(read_floats(copied), [8.0, 10.0, 4.0, 6.0, 0.0, 2.0])
         self.assertEqual(read_floats(view), read_floats(copied))
-        scalar = dlbridge.Tensor(dlbridge.MemoryDescriptor(address_of(values), 4, "host"), "float32", ())
+        md = dlbridge.MemoryDescriptor(address_of(values), 4, "host")
+        md.SetOwner(values)
+        scalar = dlbridge.Tensor(md, "float32", ())
         self.assertEqual(read_floats(dlbridge.from_dlpack(scalar.__dlpack__(copy=True))), [0.0])
         empty = dlbridge.Tensor(dlbridge.MemoryDescriptor(), "float32", (0, 3))
         self.assertEqual(dlbridge.from_dlpack(empty.__dlpack__(copy=True)).shape, (0, 3))
