@@ -112,6 +112,13 @@ class FromDlpackKeywords(unittest.TestCase):
         legacy.calls.clear()
         dlbridge.from_dlpack(legacy, device=(1, 0))
         self.assertEqual(legacy.calls, [{}])
+        if np is None:
+            self.skipTest("NumPy cannot be imported: NumPy 1.x's legacy __dlpack__ was not checked")
+        a = np.arange(4, dtype=np.float32)  # NumPy 1.24: __dlpack__(*, stream=None)
+        self.assertEqual(dlbridge.from_dlpack(a, device=(1, 0), copy=False).data_ptr(), a.ctypes.data)
+        copied = dlbridge.from_dlpack(a, device=(1, 0), copy=True)
+        self.assertNotEqual(copied.data_ptr(), a.ctypes.data)
+        self.assertEqual(read(copied), [0.0, 1.0, 2.0, 3.0])
 
     def test_py34_copy_true_always_copies_copy_false_never(self):
         counter = ReleaseCounter()
