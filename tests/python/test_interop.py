@@ -318,6 +318,7 @@ class ExchangeApiLetter(unittest.TestCase):
                 self.assertFalse(out)  # NULL
                 self.assertEqual(len(self.errors), 1)
                 self.assertIn(field, self.errors[0][1])
+                self.assertEqual(self.errors[0][0], "BufferError" if field in ("kDLCPU", "dtype.code") else "ValueError")
         out = self.junk_out()
         with self.assertRaises(TypeError):
             self.api.managed_tensor_from_py_object_no_sync(object(), ctypes.byref(out))
