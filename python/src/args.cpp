@@ -74,8 +74,146 @@ PyObject* Int64Tuple(const int64_t* values, size_t n) {
   return tuple;
 }
 
-// The dtype of Tensor(...) (see PY-4): the core's names (ParseDtype), or a tuple.
+namespace {
+
+// One item of ToIntPairSlow: an int, anything with __index__, or an enum.Enum whose value is an
+// int (the array API writes dl_device as (Enum, int)).
+bool IndexOf(PyObject* item, long long* out) {
+  PyObject* number = nullptr;
+  if (PyLong_Check(item) || PyIndex_Check(item)) {
+    number = PyNumber_Index(item);
+  } else if (g_enum_type != nullptr &&
+             PyObject_TypeCheck(item, reinterpret_cast<PyTypeObject*>(g_enum_type))) {
+    PyObject* value = PyObject_GetAttr(item, g_str_value);
+    if (value == nullptr) return false;
+    if (PyLong_Check(value)) {
+      number = PyNumber_Index(value);
+    }
+    Py_DECREF(value);
+    if (number == nullptr && !PyErr_Occurred()) return false;
+  } else {
+    return false;
+  }
+  if (number == nullptr) return false;
+  *out = PyLong_AsLongLong(number);
+  Py_DECREF(number);
+  return !(*out == -1 && PyErr_Occurred());
+}
+
+}  // namespace
+
+// PY-43: the slow path of ToIntPair, after its exact-int fast path.
+bool ToIntPairSlow(PyObject* value, const char* what, int64_t* first, int64_t* second) {
+  long long items[2] = {0, 0};
+  if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 2) {
+    bool ok = true;
+    for (Py_ssize_t i = 0; i < 2 && ok; ++i) ok = IndexOf(PyTuple_GET_ITEM(value, i), &items[i]);
+    if (ok) {
+      *first = items[0];
+      *second = items[1];
+      return true;
+    }
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_TypeError)) return false;  // overflow
+    PyErr_Clear();
+  }
+  PyErr_Format(PyExc_TypeError,
+               "%s must be None or a tuple of two integers (ints, objects with __index__ such "
+               "as NumPy integers, or enum members with an int value), not %.100R",
+               what, value);
+  return false;
+}
+
+namespace {
+
+// The name ParseDtype reads for a NumPy dtype or scalar type (np.dtype("int16"), np.float32)
+// or a torch dtype (torch.float32), or an empty string when `value` is none of them. NumPy and
+// torch are not imported here: an object of theirs exists only when they are loaded.
+bool FrameworkDtypeName(PyObject* value, std::string* name) {
+  PyObject* modules = PyImport_GetModuleDict();  // borrowed
+  PyObject* numpy = PyDict_GetItemString(modules, "numpy");
+  if (numpy != nullptr) {
+    PyObject* dtypeType = PyObject_GetAttrString(numpy, "dtype");
+    if (dtypeType == nullptr) return false;
+    PyObject* dtype = nullptr;
+    const bool isDtype = PyObject_IsInstance(value, dtypeType) == 1;
+    const bool isScalarType = !isDtype && PyType_Check(value);
+    if (isDtype) {
+      Py_INCREF(value);
+      dtype = value;
+    } else if (isScalarType) {
+      PyObject* generic = PyObject_GetAttrString(numpy, "generic");
+      if (generic != nullptr && PyObject_IsSubclass(value, generic) == 1) {
+        dtype = PyObject_CallOneArg(dtypeType, value);
+      }
+      Py_XDECREF(generic);
+      if (dtype == nullptr && PyErr_Occurred()) {
+        Py_DECREF(dtypeType);
+        return false;
+      }
+    }
+    Py_DECREF(dtypeType);
+    if (dtype != nullptr) {
+      PyObject* native = PyObject_GetAttrString(dtype, "isnative");
+      PyObject* text = PyObject_GetAttrString(dtype, "name");
+      const bool ok = native != nullptr && text != nullptr && PyUnicode_Check(text);
+      if (ok && PyObject_IsTrue(native) != 1) {
+        PyErr_Format(PyExc_ValueError,
+                     "dtype %R is not in the machine's byte order; DLPack describes native "
+                     "data only (use .newbyteorder('=') on a byte-swapped copy)",
+                     dtype);
+      } else if (ok) {
+        *name = PyUnicode_AsUTF8(text);
+      }
+      Py_XDECREF(native);
+      Py_XDECREF(text);
+      Py_DECREF(dtype);
+      return ok && !PyErr_Occurred();
+    }
+  }
+  PyObject* torch = PyDict_GetItemString(modules, "torch");
+  if (torch != nullptr) {
+    PyObject* dtypeType = PyObject_GetAttrString(torch, "dtype");
+    if (dtypeType == nullptr) return false;
+    const int isDtype = PyObject_IsInstance(value, dtypeType);
+    Py_DECREF(dtypeType);
+    if (isDtype < 0) return false;
+    if (isDtype == 1) {
+      PyObject* text = PyObject_Str(value);  // "torch.float32"
+      if (text == nullptr) return false;
+      std::string_view full = PyUnicode_AsUTF8(text);
+      if (full.substr(0, 6) == "torch.") full.remove_prefix(6);
+      *name = std::string(full);
+      Py_DECREF(text);
+      return true;
+    }
+  }
+  return true;  // not a framework's dtype: *name stays empty
+}
+
+bool ParseDtypeName(std::string_view name, DLDataType* out) {
+  try {
+    *out = dlbridge::ParseDtype(name);
+    return true;
+  } catch (const dlbridge::Error& e) {
+    SetError(dlbridge::Error(
+        e.code(), std::string(e.what()) +
+                      "; or a NumPy/torch dtype of one of them, or a tuple (code, bits, lanes)"));
+  } catch (...) {
+    SetCurrentException();
+  }
+  return false;
+}
+
+}  // namespace
+
+// The dtype of Tensor(...) (see PY-4): the core's names (ParseDtype), or a tuple; PY-39: or
+// a NumPy dtype / scalar type or a torch dtype, by its name.
 bool ToDtype(PyObject* value, DLDataType* out) {
+  if (!PyUnicode_Check(value) && !PyTuple_Check(value)) {
+    std::string name;
+    if (!FrameworkDtypeName(value, &name)) return false;
+    if (!name.empty()) return ParseDtypeName(name, out);
+  }
   if (PyUnicode_Check(value)) {
     Py_ssize_t size = 0;
     const char* name = PyUnicode_AsUTF8AndSize(value, &size);
@@ -112,7 +250,9 @@ bool ToDtype(PyObject* value, DLDataType* out) {
     return true;
   }
 bad:
-  PyErr_Format(PyExc_TypeError, "dtype must be a str or a tuple (code, bits, lanes), not %.100R",
+  PyErr_Format(PyExc_TypeError,
+               "dtype must be a str, a NumPy or torch dtype, or a tuple (code, bits, lanes), not "
+               "%.100R",
                value);
   return false;
 }

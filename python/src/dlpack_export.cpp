@@ -40,10 +40,9 @@ Managed* ExportSelf(PyObject* object) {
   return m;
 }
 
-bool IsHostReachable(int32_t deviceType) {
-  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(deviceType);
-  return row != nullptr && row->host_addressable;
-}
+// The no-op release of CopyPlanToHost's host view: the view borrows the tensor's memory for
+// the copy's duration only (the tensor keeps the real hold), yet counts as held.
+void BorrowedForCopy(void*) noexcept {}
 
 // PY-9: the array API's stream rules for the device the consumer will use.
 bool CheckStream(PyObject* stream, DLDevice device) {
@@ -214,42 +213,35 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
       return nullptr;
     }
   }
-  // PY-10: dl_device and copy; only host-addressable memory is copied, into kDLCPU memory.
-  bool needCopy = copy == Py_True;
-  const bool sameDevice =
-      target.device_type == source.device_type && target.device_id == source.device_id;
-  if (!sameDevice) {
+  // PY-10: dl_device and copy. Host-accessible memory (pinned, managed) is one memory with the
+  // host: to (kDLCPU, 0) it is the same bytes, exported as kDLCPU; only copy=True copies.
+  const bool needCopy = copy == Py_True;
+  bool asHost = false;  // a zero-copy export relabelled (kDLCPU, 0)
+  if (target.device_type != source.device_type || target.device_id != source.device_id) {
     if (!(target.device_type == kDLCPU && target.device_id == 0 &&
-          IsHostReachable(source.device_type))) {
+          IsHostAccessible(source.device_type))) {
       PyErr_Format(PyExc_BufferError,
                    "__dlpack__: cannot export %s memory (device (%d, %d)) to dl_device (%d, %d); "
-                   "dlbridge copies only host-reachable memory, and only to (kDLCPU, 0)",
+                   "dlbridge exports to its own device, or host-accessible memory (kDLCPU, "
+                   "kDLCUDAHost, kDLROCMHost, kDLCUDAManaged) to (kDLCPU, 0)",
                    t.descriptor.GetMemorySpace(), static_cast<int>(source.device_type),
                    static_cast<int>(source.device_id), static_cast<int>(target.device_type),
                    static_cast<int>(target.device_id));
       return nullptr;
     }
-    if (copy == Py_False) {
-      PyErr_Format(PyExc_BufferError,
-                   "__dlpack__: dl_device (%d, %d) differs from the tensor's device (%d, %d), "
-                   "which needs a copy, but copy=False",
-                   static_cast<int>(target.device_type), static_cast<int>(target.device_id),
-                   static_cast<int>(source.device_type), static_cast<int>(source.device_id));
-      return nullptr;
-    }
-    needCopy = true;
+    asHost = !needCopy;
   }
   if (needCopy && target.device_type != kDLCPU) {
     PyErr_Format(PyExc_BufferError,
                  "__dlpack__: copy=True for device (%d, %d): dlbridge copies only into kDLCPU "
-                 "memory (pass dl_device=(1, 0) for host-reachable data)",
+                 "memory (pass dl_device=(1, 0) for host-accessible data)",
                  static_cast<int>(target.device_type), static_cast<int>(target.device_id));
     return nullptr;
   }
   if (!CheckStream(stream, target)) return nullptr;
   DLB_TRY
   if (needCopy) {
-    dlbridge::Tensor copied = dlbridge::CopyToHost(*plan);
+    dlbridge::Tensor copied = CopyPlanToHost(t, *plan);
     if (versioned) {
       DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(copied));
       m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
@@ -257,9 +249,38 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     }
     return NewCapsule(dlbridge::ToDLPack(std::move(copied)));
   }
-  if (versioned) return NewCapsule(ExportSelf<DLManagedTensorVersioned>(self));
-  return NewCapsule(ExportSelf<DLManagedTensor>(self));
+  if (versioned) {
+    DLManagedTensorVersioned* m = ExportSelf<DLManagedTensorVersioned>(self);
+    if (asHost) m->dl_tensor.device = DLDevice{kDLCPU, 0};
+    return NewCapsule(m);
+  }
+  DLManagedTensor* m = ExportSelf<DLManagedTensor>(self);
+  if (asHost) m->dl_tensor.device = DLDevice{kDLCPU, 0};
+  return NewCapsule(m);
   DLB_CATCH(nullptr)
+}
+
+// PY-10: the device types whose memory the CPU reads at its own address.
+bool IsHostAccessible(int32_t deviceType) noexcept {
+  if (deviceType == kDLCUDAManaged) return true;  // unified memory: one address on both sides
+  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(deviceType);
+  return row != nullptr && row->host_addressable;
+}
+
+dlbridge::Tensor CopyPlanToHost(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan) {
+  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(plan.Device().device_type);
+  if ((row != nullptr && row->host_addressable) || !IsHostAccessible(plan.Device().device_type)) {
+    return dlbridge::CopyToHost(plan);  // the core's copy, and its refusal of device memory
+  }
+  // Managed memory: the core reads host memory only, so it copies a host view of the same
+  // bytes (the same layout, checked again as an export).
+  dlbridge::Tensor view;
+  view.descriptor.Set(source.descriptor.GetPointer(), source.descriptor.GetSizeInBytes(), "host");
+  view.descriptor.SetRelease(&BorrowedForCopy, nullptr);
+  view.layout = source.layout;
+  view.device = DLDevice{kDLCPU, 0};
+  view.flags = source.flags & DLPACK_FLAG_BITMASK_READ_ONLY;
+  return dlbridge::CopyToHost(view);
 }
 
 DLManagedTensorVersioned* ExportVersioned(PyObject* tensor) {

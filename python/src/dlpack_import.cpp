@@ -1,5 +1,6 @@
-// Import (hot): dlbridge.from_dlpack through a producer's exchange API, its __dlpack__
-// (with the legacy-type cache) or a capsule, into a new dlbridge.Tensor. One translation unit.
+// Import (hot): dlbridge.from_dlpack through a producer's __dlpack__ (with the legacy-type
+// cache and the array API's fallbacks) or a capsule, into a new dlbridge.Tensor, then the
+// device and copy asked for. One translation unit.
 #include "py_internal.h"
 
 namespace dlbpy {
@@ -112,28 +113,6 @@ void RememberLegacyOnly(PyTypeObject* type) {
   slot.tag = type->tp_version_tag;
 }
 
-#if DLBRIDGE_PY_EXCHANGE_API
-// PY-19: the producer type's exchange API of major version 1 (walking prev_api), or null.
-const DLPackExchangeAPI* FindExchangeApi(PyTypeObject* type) {
-  PyObject* capsule = LookupOnType(type, g_str_exchange_api);
-  if (capsule == nullptr || !PyCapsule_CheckExact(capsule)) return nullptr;
-  auto* header =
-      static_cast<DLPackExchangeAPIHeader*>(PyCapsule_GetPointer(capsule, kExchangeApiName));
-  if (header == nullptr) {
-    PyErr_Clear();
-    return nullptr;
-  }
-  for (int depth = 0; header != nullptr && depth < 64; ++depth) {
-    if (header->version.major == 1) {
-      auto* api = reinterpret_cast<const DLPackExchangeAPI*>(header);
-      return api->managed_tensor_from_py_object_no_sync != nullptr ? api : nullptr;
-    }
-    header = header->prev_api;
-  }
-  return nullptr;
-}
-#endif
-
 }  // namespace
 
 // Imports an owning versioned tensor (always consumed) into a new dlbridge.Tensor.
@@ -149,43 +128,156 @@ PyObject* ImportManaged(DLManagedTensorVersioned* m) {
   return result;
 }
 
-PyObject* FromDlpack(PyObject*, PyObject* obj) {
-  if (PyCapsule_CheckExact(obj)) return ImportCapsule(obj);
-  PyTypeObject* type = Py_TYPE(obj);
-#if DLBRIDGE_PY_EXCHANGE_API
-  if (const DLPackExchangeAPI* api = FindExchangeApi(type)) {
-    DLManagedTensorVersioned* m = nullptr;
-    if (api->managed_tensor_from_py_object_no_sync(obj, &m) != 0 || m == nullptr) {
-      if (!PyErr_Occurred()) {
-        PyErr_SetString(PyExc_BufferError,
-                        "dlbridge.from_dlpack: the producer's "
-                        "managed_tensor_from_py_object_no_sync failed");
-      }
-      return nullptr;
-    }
-    return ImportManaged(m);
+namespace {
+
+// What from_dlpack's caller asked for (PY-34).
+struct Request {
+  PyObject* device = Py_None;  // None, or the (type, id) ints passed to the producer
+  DLDevice want{};             // meaningful when device is not None
+  PyObject* copy = Py_None;    // None, True or False
+};
+
+bool ParseRequest(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Request* request) {
+  if (nargs != 1) {
+    PyErr_Format(PyExc_TypeError,
+                 "from_dlpack() takes exactly one positional argument (x), %zd given; device "
+                 "and copy are keyword-only",
+                 nargs);
+    return false;
   }
-#endif
+  PyObject* device = Py_None;
+  const Py_ssize_t n = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, i);
+    if (key == g_str_device || PyUnicode_Compare(key, g_str_device) == 0) {
+      device = args[nargs + i];
+    } else if (key == g_str_copy || PyUnicode_Compare(key, g_str_copy) == 0) {
+      request->copy = args[nargs + i];
+    } else {
+      PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument %R", key);
+      return false;
+    }
+  }
+  if (request->copy != Py_None && !PyBool_Check(request->copy)) {
+    PyErr_Format(PyExc_TypeError, "from_dlpack: copy must be None, True or False, not %.100R",
+                 request->copy);
+    return false;
+  }
+  if (device == Py_None) return true;
+  int64_t type = 0;
+  int64_t id = 0;
+  if (!ToIntPair(device, "from_dlpack: device", &type, &id)) return false;
+  if (type < 0 || type > INT32_MAX || id < INT32_MIN || id > INT32_MAX) {
+    PyErr_Format(PyExc_ValueError,
+                 "from_dlpack: device %R is out of range; it is (device_type, device_id) with "
+                 "32-bit values, e.g. (kDLCPU, 0) = (1, 0)",
+                 device);
+    return false;
+  }
+  request->want = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
+  request->device = Py_BuildValue("(LL)", static_cast<long long>(type), static_cast<long long>(id));
+  return request->device != nullptr;
+}
+
+// The producer's capsule, from __dlpack__ with the array API's arguments: max_version always,
+// dl_device and copy when asked for. On TypeError (a producer older than those keywords) the
+// call is made again with max_version alone, then with no arguments (PY-16), and *honoured
+// says whether the producer took dl_device and copy. A type that took no arguments is asked
+// without any from then on.
+PyObject* CallDlpack(PyObject* obj, const Request& request, bool* honoured) {
+  PyTypeObject* type = Py_TYPE(obj);
+  const bool extra = request.device != Py_None || request.copy != Py_None;
+  *honoured = false;
+  PyObject* args[4] = {obj, g_max_version, request.device, request.copy};
+  if (IsLegacyOnly(type)) return PyObject_VectorcallMethod(g_str_dlpack, args, 1, nullptr);
+  PyObject* capsule = nullptr;
+  if (extra) {
+    capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1, g_kwnames_all);
+    if (capsule != nullptr || !PyErr_ExceptionMatches(PyExc_TypeError)) {
+      *honoured = capsule != nullptr;
+      return capsule;
+    }
+    PyErr_Clear();  // a producer from before dl_device and copy: those are met here
+  }
+  capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1, g_kwnames_max_version);
+  if (capsule != nullptr || !PyErr_ExceptionMatches(PyExc_TypeError)) return capsule;
+  PyErr_Clear();  // a producer from before max_version: ask again without arguments
+  capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1, nullptr);
+  if (capsule != nullptr) RememberLegacyOnly(type);
+  return capsule;
+}
+
+// PY-34, PY-35: the imported tensor made what was asked for. A device other than the
+// tensor's is reached only by host-accessible memory going to (kDLCPU, 0), without a copy
+// (the same bytes, now described as host memory); copy=True that the producer did not take is
+// a copy made here (the core's CopyToHost). Consumes `result` on failure.
+PyObject* Conform(PyObject* result, const Request& request, bool honoured) {
+  dlbridge::Tensor& t = AsTensor(result)->t;
+  if (request.device != Py_None) {
+    const DLDevice have = t.device;
+    if (have.device_type != request.want.device_type || have.device_id != request.want.device_id) {
+      if (!(request.want.device_type == kDLCPU && request.want.device_id == 0 &&
+            IsHostAccessible(have.device_type))) {
+        PyErr_Format(PyExc_BufferError,
+                     "from_dlpack: the data is on device (%d, %d) and device=(%d, %d) was asked "
+                     "for; dlbridge moves only host-accessible memory (kDLCPU, kDLCUDAHost, "
+                     "kDLROCMHost, kDLCUDAManaged), and only to (kDLCPU, 0)",
+                     static_cast<int>(have.device_type), static_cast<int>(have.device_id),
+                     static_cast<int>(request.want.device_type),
+                     static_cast<int>(request.want.device_id));
+        Py_DECREF(result);
+        return nullptr;
+      }
+      t.device = DLDevice{kDLCPU, 0};
+      t.descriptor.SetMemorySpace(dlbridge::MemorySpace::kHost);
+    }
+  }
+  if (request.copy == Py_True && !honoured) {
+    DLB_TRY
+    dlbridge::Tensor copied = CopyPlanToHost(t, VersionedPlan(AsTensor(result)));
+    copied.flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+    Invalidate(AsTensor(result));
+    t = std::move(copied);  // the producer's tensor is released here
+    DLB_CATCH((Py_DECREF(result), nullptr))
+  }
+  return result;
+}
+
+}  // namespace
+
+// PY-19: from_dlpack ingests through __dlpack__ only, never through the producer's
+// __dlpack_c_exchange_api__ (the 1.3 header's N0: that table is for kernel calls; N1: ingestion
+// and retention go through __dlpack__, where producers make their refusals).
+PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  Request request;
+  if (!ParseRequest(args, nargs, kwnames, &request)) return nullptr;
+  struct DropDevice {
+    PyObject* device;
+    ~DropDevice() {
+      if (device != Py_None) Py_DECREF(device);
+    }
+  } dropDevice{request.device};
+  const bool plain = request.device == Py_None && request.copy == Py_None;
+  PyObject* obj = args[0];
+  if (PyCapsule_CheckExact(obj)) {
+    PyObject* result = ImportCapsule(obj);
+    if (result == nullptr || plain) return result;
+    return Conform(result, request, false);
+  }
+  PyTypeObject* type = Py_TYPE(obj);
   if (LookupOnType(type, g_str_dlpack) == nullptr) {
-    PyErr_Format(
-        PyExc_TypeError,
-        "dlbridge.from_dlpack: %.100s has no __dlpack__ method and is not a DLPack capsule",
-        type->tp_name);
+    // PY-16: the array API's class for an object that is no producer.
+    PyErr_Format(PyExc_AttributeError,
+                 "dlbridge.from_dlpack: %.100s has no __dlpack__ method and is not a DLPack "
+                 "capsule; pass a DLPack producer (a NumPy array, a torch tensor, a "
+                 "dlbridge.Tensor) or an unconsumed 'dltensor'/'dltensor_versioned' capsule",
+                 type->tp_name);
     return nullptr;
   }
-  PyObject* args[2] = {obj, g_max_version};
-  PyObject* capsule = nullptr;
-  if (!IsLegacyOnly(type)) {
-    capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1, g_kwnames_max_version);
-    if (capsule == nullptr) {
-      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
-      PyErr_Clear();  // a producer from before max_version: ask again without it
-      capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1, nullptr);
-      if (capsule != nullptr) RememberLegacyOnly(type);
-    }
-  } else {
-    capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1, nullptr);
-  }
+  bool honoured = false;
+  PyObject* capsule = CallDlpack(obj, request, &honoured);
+  // (A C producer's result with an exception set never arrives here: CPython's call turns it
+  // into SystemError and a NULL result.)
   if (capsule == nullptr) return nullptr;
   PyObject* result = nullptr;
   if (PyCapsule_CheckExact(capsule)) {
@@ -197,7 +289,8 @@ PyObject* FromDlpack(PyObject*, PyObject* obj) {
                  type->tp_name, Py_TYPE(capsule)->tp_name);
   }
   Py_DECREF(capsule);
-  return result;
+  if (result == nullptr || plain) return result;
+  return Conform(result, request, honoured);
 }
 
 }  // namespace dlbpy

@@ -21,9 +21,47 @@ PyObject* ExceptionFor(dlbridge::ErrorCode code) {
   }
 }
 
+// PY-40: the core refuses an unknown dtype code and malformed bits/lanes with the same code
+// (kInvalidDtype); only its message tells them apart. An unknown code is well-formed data this
+// build cannot exchange (BufferError, as for an unknown device); bad bits/lanes stay ValueError.
+PyObject* ExceptionForError(const dlbridge::Error& e) {
+  if (e.code() == ErrorCode::kInvalidDtype) {
+    const char* code = std::strstr(e.what(), "dtype.code ");
+    if (code != nullptr && std::strstr(code, " is unknown to this build") != nullptr) {
+      return PyExc_BufferError;
+    }
+  }
+  return ExceptionFor(e.code());
+}
+
+// PY-42: the one place where the core's C++ advice becomes Python advice. Each pair is a phrase
+// the core's messages use and what a Python caller does instead; longer phrases first, so a
+// shorter one never rewrites part of a longer one.
+std::string PythonMessage(const char* message) {
+  static const std::pair<const char*, const char*> kAdvice[] = {
+      {"use ToDLPackVersioned", "ask with max_version=(1, 0) for a versioned capsule"},
+      {"Tensor::device or ExportOptions::device_id", "dlbridge.Tensor(..., device=(type, id))"},
+      {"set Tensor::device (e.g. {", "pass device=("},
+      {"}) or ExportOptions::device_id", ") to dlbridge.Tensor"},
+      {"leave Tensor::device unset", "pass device=None to dlbridge.Tensor"},
+      {"Tensor::device", "dlbridge.Tensor's device"},
+      {"ExportOptions::device_id", "dlbridge.Tensor's device id"},
+      {"Tensor::flags", "Tensor.flags"},
+  };
+  std::string text = message;
+  for (const auto& [cpp, python] : kAdvice) {
+    const size_t cppSize = std::strlen(cpp);
+    for (size_t at = text.find(cpp); at != std::string::npos;
+         at = text.find(cpp, at + std::strlen(python))) {
+      text.replace(at, cppSize, python);
+    }
+  }
+  return text;
+}
+
 void SetError(const dlbridge::Error& e) {
-  PyObject* type = ExceptionFor(e.code());
-  PyObject* message = PyUnicode_FromString(e.what());
+  PyObject* type = ExceptionForError(e);
+  PyObject* message = PyUnicode_FromString(PythonMessage(e.what()).c_str());
   if (message == nullptr) return;
   PyObject* exc = PyObject_CallOneArg(type, message);
   Py_DECREF(message);

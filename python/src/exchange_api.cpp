@@ -13,37 +13,116 @@ const char* KindName(PyObject* exceptionType) {
   return "ValueError";
 }
 
+using SetErrorFn = void (*)(void* errorContext, const char* kind, const char* message);
+
+// PY-37: reports an allocator failure. Through SetError when given; with a NULL SetError, into
+// the Python error indicator when this thread holds the GIL (a consumer calling from Python
+// code), else dropped, as the header allows: never a call through NULL.
+void Report(SetErrorFn setError, void* errorContext, const char* kind, const char* message) {
+  if (setError != nullptr) {
+    setError(errorContext, kind, message);
+    return;
+  }
+  if (!Py_IsInitialized() || PyGILState_Check() == 0) return;
+  PyObject* type = PyExc_ValueError;
+  if (std::strcmp(kind, "BufferError") == 0) type = PyExc_BufferError;
+  if (std::strcmp(kind, "MemoryError") == 0) type = PyExc_MemoryError;
+  PyErr_SetString(type, message);
+}
+
+// PY-37: the prototype's own size arithmetic, checked before the core allocates: every extent
+// and the product of extents times the element's bits must fit int64, and the message names
+// the field that did not.
+bool CheckPrototypeSize(const DLTensor& prototype, std::string* message) {
+  if (prototype.ndim < 0 || prototype.ndim > dlbridge::TensorLayout::kMaxDims) {
+    *message = "dlbridge allocator: prototype->ndim is " + std::to_string(prototype.ndim) +
+               "; it must be in 0.." + std::to_string(dlbridge::TensorLayout::kMaxDims);
+    return false;
+  }
+  if (prototype.ndim > 0 && prototype.shape == nullptr) {
+    *message =
+        "dlbridge allocator: prototype->shape is NULL with ndim " + std::to_string(prototype.ndim);
+    return false;
+  }
+  int64_t count = 1;
+  for (int32_t i = 0; i < prototype.ndim; ++i) {
+    const int64_t extent = prototype.shape[i];
+    if (extent < 0) {
+      *message = "dlbridge allocator: prototype->shape[" + std::to_string(i) + "] is " +
+                 std::to_string(extent) + "; extents must be >= 0";
+      return false;
+    }
+    if (__builtin_mul_overflow(count, extent, &count)) {
+      *message = "dlbridge allocator: prototype->shape[" + std::to_string(i) + "] (" +
+                 std::to_string(extent) +
+                 ") makes the element count pass INT64_MAX; the tensor is too large";
+      return false;
+    }
+  }
+  const int64_t bits = int64_t{prototype.dtype.bits} * prototype.dtype.lanes;
+  int64_t totalBits = 0;
+  if (__builtin_mul_overflow(count, bits, &totalBits)) {
+    *message = "dlbridge allocator: prototype->dtype (" + std::to_string(bits) +
+               " bits per element) times the element count (" + std::to_string(count) +
+               ") passes INT64_MAX bits; the tensor is too large";
+    return false;
+  }
+  return true;
+}
+
+// PY-37: *out is NULL on every failure, SetError is called exactly then, and no C++ exception
+// leaves. The size arithmetic is the prototype's (CheckPrototypeSize), then the core's
+// (AllocateHostTensor, overflow-checked itself).
 int ApiAllocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* errorContext,
-                 void (*setError)(void* errorContext, const char* kind, const char* message)) {
+                 SetErrorFn setError) {
+  if (out != nullptr) *out = nullptr;
   try {
     if (prototype == nullptr || out == nullptr) {
-      setError(errorContext, "ValueError",
-               "dlbridge allocator: prototype and out must not be NULL");
+      Report(setError, errorContext, "ValueError",
+             "dlbridge allocator: prototype and out must not be NULL");
       return -1;
     }
     if (prototype->device.device_type != kDLCPU) {
-      setError(errorContext, "BufferError",
-               "dlbridge allocator: only kDLCPU memory can be allocated");
+      Report(setError, errorContext, "BufferError",
+             "dlbridge allocator: only kDLCPU memory can be allocated");
+      return -1;
+    }
+    std::string message;
+    if (!CheckPrototypeSize(*prototype, &message)) {
+      Report(setError, errorContext, "ValueError", message.c_str());
       return -1;
     }
     *out = dlbridge::ToDLPackVersioned(
         dlbridge::AllocateHostTensor(prototype->dtype, prototype->ndim, prototype->shape));
     return 0;
   } catch (const dlbridge::Error& e) {
-    setError(errorContext, KindName(ExceptionFor(e.code())), e.what());
+    Report(setError, errorContext, KindName(ExceptionForError(e)), PythonMessage(e.what()).c_str());
   } catch (...) {
-    setError(errorContext, "MemoryError", "dlbridge allocator: out of memory");
+    Report(setError, errorContext, "MemoryError", "dlbridge allocator: out of memory");
   }
   return -1;
 }
 
+bool IsTensor(PyObject* obj) {
+  if (PyObject_TypeCheck(obj, g_tensor_type)) return true;
+  PyErr_Format(PyExc_TypeError, "dlbridge exchange API: expected a dlbridge.Tensor, not %.100s",
+               Py_TYPE(obj)->tp_name);
+  return false;
+}
+
+// PY-37: *out is NULL on every failure (with a Python exception set).
 int ApiFromPyObject(void* pyObject, DLManagedTensorVersioned** out) {
-  auto* obj = static_cast<PyObject*>(pyObject);
-  if (!PyObject_TypeCheck(obj, g_tensor_type)) {
-    PyErr_Format(PyExc_TypeError, "dlbridge exchange API: expected a dlbridge.Tensor, not %.100s",
-                 Py_TYPE(obj)->tp_name);
+  if (out == nullptr) {
+    PyErr_SetString(PyExc_ValueError, "dlbridge exchange API: out must not be NULL");
     return -1;
   }
+  *out = nullptr;
+  auto* obj = static_cast<PyObject*>(pyObject);
+  if (obj == nullptr) {
+    PyErr_SetString(PyExc_ValueError, "dlbridge exchange API: py_object must not be NULL");
+    return -1;
+  }
+  if (!IsTensor(obj)) return -1;
   DLB_TRY
   *out = ExportVersioned(obj);
   DLB_CATCH(-1)
@@ -51,6 +130,12 @@ int ApiFromPyObject(void* pyObject, DLManagedTensorVersioned** out) {
 }
 
 int ApiToPyObject(DLManagedTensorVersioned* tensor, void** out) {
+  if (out == nullptr) {
+    if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);  // stolen
+    PyErr_SetString(PyExc_ValueError, "dlbridge exchange API: out_py_object must not be NULL");
+    return -1;
+  }
+  *out = nullptr;
   PyObject* obj = ImportManaged(tensor);
   if (obj == nullptr) return -1;
   *out = obj;
@@ -59,11 +144,11 @@ int ApiToPyObject(DLManagedTensorVersioned* tensor, void** out) {
 
 int ApiDLTensorFromPyObject(void* pyObject, DLTensor* out) {
   auto* obj = static_cast<PyObject*>(pyObject);
-  if (!PyObject_TypeCheck(obj, g_tensor_type)) {
-    PyErr_Format(PyExc_TypeError, "dlbridge exchange API: expected a dlbridge.Tensor, not %.100s",
-                 Py_TYPE(obj)->tp_name);
+  if (obj == nullptr || out == nullptr) {
+    PyErr_SetString(PyExc_ValueError, "dlbridge exchange API: py_object and out must not be NULL");
     return -1;
   }
+  if (!IsTensor(obj)) return -1;
   const dlbridge::Tensor& t = AsTensor(obj)->t;
   DLB_TRY
   // The export's checks (bounds, device, dtype), without a hold; shape and strides then

@@ -12,8 +12,13 @@ PyObject* g_str_max_version = nullptr;
 PyObject* g_str_dl_device = nullptr;
 PyObject* g_str_copy = nullptr;
 PyObject* g_str_code = nullptr;
+PyObject* g_str_device = nullptr;
+PyObject* g_str_value = nullptr;
 PyObject* g_kwnames_max_version = nullptr;
 PyObject* g_max_version = nullptr;
+PyObject* g_kwnames_all = nullptr;
+PyObject* g_kwnames_device_copy = nullptr;
+PyObject* g_enum_type = nullptr;
 PyTypeObject* g_descriptor_type = nullptr;
 PyTypeObject* g_tensor_type = nullptr;
 
@@ -30,11 +35,13 @@ PyMethodDef kModuleMethods[] = {
     {"_checker_rules", DLB_METH(CheckerRulesList), METH_NOARGS,
      "_checker_rules($module, /)\n--\n\n"
      "-> [(rule, severity, summary)]: every rule _check_capsule can report."},
-    {"from_dlpack", DLB_METH(FromDlpack), METH_O,
-     "from_dlpack($module, obj, /)\n--\n\n"
-     "-> dlbridge.Tensor: imports any DLPack producer (through its type's "
-     "__dlpack_c_exchange_api__ when it has one, else __dlpack__(max_version=(1, N)), retried "
-     "without arguments on TypeError) or an unconsumed 'dltensor'/'dltensor_versioned' capsule."},
+    {"from_dlpack", DLB_METH(FromDlpack), METH_FASTCALL | METH_KEYWORDS,
+     "from_dlpack($module, x, /, *, device=None, copy=None)\n--\n\n"
+     "-> dlbridge.Tensor: imports any DLPack producer through its __dlpack__(max_version=(1, "
+     "N), dl_device=device, copy=copy) (retried without the keywords on TypeError, the request "
+     "then met here), or an unconsumed 'dltensor'/'dltensor_versioned' capsule. device: "
+     "(device_type, device_id); host-accessible memory (pinned, managed) reaches (kDLCPU, 0) "
+     "without a copy. copy=True always copies, copy=False never does (BufferError)."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -83,12 +90,24 @@ PyMODINIT_FUNC PyInit__dlbridge(void) {
       !Intern(&g_str_exchange_api, "__dlpack_c_exchange_api__") ||
       !Intern(&g_str_stream, "stream") || !Intern(&g_str_max_version, "max_version") ||
       !Intern(&g_str_dl_device, "dl_device") || !Intern(&g_str_copy, "copy") ||
-      !Intern(&g_str_code, "code")) {
+      !Intern(&g_str_code, "code") || !Intern(&g_str_device, "device") ||
+      !Intern(&g_str_value, "value")) {
     return nullptr;
   }
   g_kwnames_max_version = PyTuple_Pack(1, g_str_max_version);
+  g_kwnames_all = PyTuple_Pack(3, g_str_max_version, g_str_dl_device, g_str_copy);
+  g_kwnames_device_copy = PyTuple_Pack(2, g_str_dl_device, g_str_copy);
   g_max_version = Py_BuildValue("(ii)", 1, DLPACK_MINOR_VERSION);
-  if (g_kwnames_max_version == nullptr || g_max_version == nullptr) return nullptr;
+  if (g_kwnames_max_version == nullptr || g_max_version == nullptr || g_kwnames_all == nullptr ||
+      g_kwnames_device_copy == nullptr) {
+    return nullptr;
+  }
+  // enum.Enum, for dl_device items written as enum members (see PY-43: ToIntPair's slow path).
+  PyObject* enumModule = PyImport_ImportModule("enum");
+  if (enumModule == nullptr) return nullptr;
+  g_enum_type = PyObject_GetAttrString(enumModule, "Enum");
+  Py_DECREF(enumModule);
+  if (g_enum_type == nullptr) return nullptr;
 
   PyObject* module = PyModule_Create(&kModule);
   if (module == nullptr) return nullptr;

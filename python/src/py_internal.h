@@ -12,8 +12,8 @@
 //   tensor_type.cpp       dlbridge.Tensor: construction, attributes, __dlpack_device__, its
 //                         export plans
 //   dlpack_export.cpp     __dlpack__, stream rules, capsules (hot: one translation unit)
-//   dlpack_import.cpp     dlbridge.from_dlpack, capsule import, the legacy-type cache, the
-//                         exchange-API lookup (hot: one translation unit)
+//   dlpack_import.cpp     dlbridge.from_dlpack (through __dlpack__ only, with device/copy),
+//                         capsule import, the legacy-type cache (hot: one translation unit)
 //   exchange_api.cpp      the DLPack 1.3 C exchange table published on dlbridge.Tensor
 //   checker_bindings.cpp  _check_capsule, _checker_rules (the conformance checker)
 //
@@ -78,9 +78,14 @@ extern PyObject* g_str_stream;           // "stream"
 extern PyObject* g_str_max_version;      // "max_version"
 extern PyObject* g_str_dl_device;        // "dl_device"
 extern PyObject* g_str_copy;             // "copy"
+extern PyObject* g_str_device;           // "device"
+extern PyObject* g_str_value;            // "value"
 extern PyObject* g_str_code;             // "code"
 extern PyObject* g_kwnames_max_version;  // ("max_version",)
 extern PyObject* g_max_version;          // (1, DLPACK_MINOR_VERSION)
+extern PyObject* g_kwnames_all;          // ("max_version", "dl_device", "copy")
+extern PyObject* g_kwnames_device_copy;  // ("dl_device", "copy")
+extern PyObject* g_enum_type;            // enum.Enum
 extern PyTypeObject* g_descriptor_type;
 extern PyTypeObject* g_tensor_type;
 
@@ -115,8 +120,14 @@ inline PyTensor* AsTensor(PyObject* self) { return reinterpret_cast<PyTensor*>(s
 
 // The Python exception type for an ErrorCode (spec/python.md, "Errors").
 PyObject* ExceptionFor(dlbridge::ErrorCode code);
-// Sets the Python exception for a dlbridge::Error: the message unchanged, and the
-// ErrorCode's name as the exception's `code` attribute.
+// The Python exception type for an Error: ExceptionFor(code), except that an unknown dtype
+// code (well-formed, but not importable here) is a BufferError (see PY-40).
+PyObject* ExceptionForError(const dlbridge::Error& e);
+// The core's message with its C++ advice rewritten as Python advice (see PY-42), e.g. "use
+// ToDLPackVersioned" -> "ask with max_version=(1, 0)".
+std::string PythonMessage(const char* message);
+// Sets the Python exception for a dlbridge::Error: the message with Python advice
+// (PythonMessage), and the ErrorCode's name as the exception's `code` attribute.
 void SetError(const dlbridge::Error& e);
 // Converts whatever a C++ call threw into the Python exception; call it in a catch block.
 void SetCurrentException();
@@ -143,21 +154,25 @@ PyObject* Int64Tuple(const int64_t* values, size_t n);
 // tuple (code, bits[, lanes]).
 bool ToDtype(PyObject* value, DLDataType* out);
 
-// A tuple of exactly two ints.
+// ToIntPair's slow path (args.cpp): items that are not ints but have __index__ (IntEnum, NumPy
+// integers) or are an enum.Enum whose value is an int (see PY-43).
+bool ToIntPairSlow(PyObject* value, const char* what, int64_t* first, int64_t* second);
+
+// A tuple of exactly two integers. Hot (every __dlpack__ with max_version parses one): exact
+// ints take the fast path; anything else goes to ToIntPairSlow.
 inline bool ToIntPair(PyObject* value, const char* what, int64_t* first, int64_t* second) {
-  if (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 2 ||
-      !PyLong_Check(PyTuple_GET_ITEM(value, 0)) || !PyLong_Check(PyTuple_GET_ITEM(value, 1))) {
-    PyErr_Format(PyExc_TypeError, "%s must be None or a tuple of two ints, not %.100R", what,
-                 value);
-    return false;
+  if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 2 &&
+      PyLong_CheckExact(PyTuple_GET_ITEM(value, 0)) &&
+      PyLong_CheckExact(PyTuple_GET_ITEM(value, 1))) {
+    long long a = PyLong_AsLongLong(PyTuple_GET_ITEM(value, 0));
+    if (a == -1 && PyErr_Occurred()) return false;
+    long long b = PyLong_AsLongLong(PyTuple_GET_ITEM(value, 1));
+    if (b == -1 && PyErr_Occurred()) return false;
+    *first = a;
+    *second = b;
+    return true;
   }
-  long long a = PyLong_AsLongLong(PyTuple_GET_ITEM(value, 0));
-  if (a == -1 && PyErr_Occurred()) return false;
-  long long b = PyLong_AsLongLong(PyTuple_GET_ITEM(value, 1));
-  if (b == -1 && PyErr_Occurred()) return false;
-  *first = a;
-  *second = b;
-  return true;
+  return ToIntPairSlow(value, what, first, second);
 }
 
 // ---- dlbridge.MemoryDescriptor (descriptor_type.cpp) ----
@@ -196,11 +211,17 @@ inline const dlbridge::ExportPlan& LegacyPlan(PyTensor* tensor) {
 PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 // A zero-copy versioned export of a dlbridge.Tensor (the exchange API's); throws.
 DLManagedTensorVersioned* ExportVersioned(PyObject* tensor);
+// Whether memory of `deviceType` is one memory with the host: readable by the CPU at its own
+// address (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged; see PY-10).
+bool IsHostAccessible(int32_t deviceType) noexcept;
+// A copy of what `plan` describes into new C-contiguous host memory: the core's CopyToHost,
+// for managed memory too (read through a host view of the same bytes). Throws.
+dlbridge::Tensor CopyPlanToHost(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan);
 
 // ---- Import (dlpack_import.cpp) ----
 
-// dlbridge.from_dlpack(obj).
-PyObject* FromDlpack(PyObject* module, PyObject* obj);
+// dlbridge.from_dlpack(x, /, *, device=None, copy=None).
+PyObject* FromDlpack(PyObject* module, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 // Imports an owning versioned tensor (always consumed) into a new dlbridge.Tensor.
 PyObject* ImportManaged(DLManagedTensorVersioned* m);
 

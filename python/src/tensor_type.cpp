@@ -83,10 +83,62 @@ void TensorDealloc(PyObject* self) {
 
 PyObject* TensorGetDescriptor(PyObject* self, void*) { return DescriptorView(self); }
 
+// PY-38: Tensor.dtype is the name NumPy and PyTorch users read ("float32"); the DLPack triple
+// is Tensor.dl_dtype. A triple the core cannot name (a tensor made with a tuple the export
+// will refuse) reads as "(code, bits, lanes)", so that reading an attribute never raises.
 PyObject* TensorGetDtype(PyObject* self, void*) {
+  DLDataType dt = AsTensor(self)->t.layout.Dtype();
+  try {
+    return PyUnicode_FromString(dlbridge::DtypeName(dt).c_str());
+  } catch (const dlbridge::Error&) {
+    return PyUnicode_FromFormat("(%d, %d, %d)", static_cast<int>(dt.code),
+                                static_cast<int>(dt.bits), static_cast<int>(dt.lanes));
+  } catch (...) {
+    return PyErr_NoMemory();
+  }
+}
+
+PyObject* TensorGetDlDtype(PyObject* self, void*) {
   DLDataType dt = AsTensor(self)->t.layout.Dtype();
   return Py_BuildValue("(iii)", static_cast<int>(dt.code), static_cast<int>(dt.bits),
                        static_cast<int>(dt.lanes));
+}
+
+// Bits per element (all lanes), as the item size and nbytes count them.
+uint64_t ElementBits(const dlbridge::Tensor& t) {
+  return uint64_t{t.layout.Dtype().bits} * t.layout.Dtype().lanes;
+}
+
+PyObject* TensorGetItemsize(PyObject* self, void*) {
+  return PyLong_FromUnsignedLongLong((ElementBits(AsTensor(self)->t) + 7) / 8);
+}
+
+// The bytes the elements take (sub-byte elements packed), whatever the strides.
+PyObject* TensorGetNbytes(PyObject* self, void*) {
+  const dlbridge::Tensor& t = AsTensor(self)->t;
+  int64_t count = 0;
+  DLB_TRY
+  count = t.layout.ElementCount();
+  DLB_CATCH(nullptr)
+  // Whole bytes of the full groups of 8 elements, then the rest: no intermediate bit count.
+  const uint64_t elements = static_cast<uint64_t>(count);
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(elements / 8, ElementBits(t), &bytes)) {
+    PyErr_SetString(PyExc_OverflowError, "nbytes: the tensor's byte size passes 2**64");
+    return nullptr;
+  }
+  return PyLong_FromUnsignedLongLong(bytes + ((elements % 8) * ElementBits(t) + 7) / 8);
+}
+
+// Tensor.data_ptr(): element zero's address, as torch.Tensor.data_ptr() gives it.
+PyObject* TensorDataPtr(PyObject* self, PyObject*) {
+  const dlbridge::Tensor& t = AsTensor(self)->t;
+  return PyLong_FromUnsignedLongLong(static_cast<uint64_t>(t.descriptor.GetPointer()) +
+                                     t.layout.ByteOffset());
+}
+
+PyObject* TensorIsContiguous(PyObject* self, PyObject*) {
+  return PyBool_FromLong(AsTensor(self)->t.layout.IsContiguous() ? 1 : 0);
 }
 
 PyObject* TensorGetShape(PyObject* self, void*) {
@@ -107,8 +159,22 @@ PyObject* TensorGetByteOffset(PyObject* self, void*) {
   return PyLong_FromUnsignedLongLong(AsTensor(self)->t.layout.ByteOffset());
 }
 
+// PY-38: the device the tensor is on: as given (or imported), else its space's; a GPU space
+// without an ordinal asks the export's plan (__dlpack_device__'s answer, or its error).
 PyObject* TensorGetDevice(PyObject* self, void*) {
-  const DLDevice& d = AsTensor(self)->t.device;
+  DLDevice d = AsTensor(self)->t.device;
+  if (d.device_type == 0) {
+    const DLDeviceType type =
+        dlbridge::DefaultDeviceType(AsTensor(self)->t.descriptor.GetMemorySpaceKind());
+    const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(type);
+    if (row != nullptr && row->id_is_zero) {
+      d = DLDevice{type, 0};
+    } else {
+      DLB_TRY
+      d = VersionedPlan(AsTensor(self)).Device();
+      DLB_CATCH(nullptr)
+    }
+  }
   return Py_BuildValue("(ii)", static_cast<int>(d.device_type), static_cast<int>(d.device_id));
 }
 
@@ -132,7 +198,8 @@ PyObject* TensorGetReadOnly(PyObject* self, void*) {
   return PyBool_FromLong((AsTensor(self)->t.flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? 1 : 0);
 }
 
-// PY-5: the device of the core's versioned plan, which __dlpack__ emits.
+// PY-5, PY-36: the device of the core's versioned plan, which __dlpack__ emits (and relabels
+// only when dl_device asks for (kDLCPU, 0), see PY-10).
 PyObject* TensorDlpackDevice(PyObject* self, PyObject*) {
   DLDevice device{};
   DLB_TRY
@@ -166,6 +233,10 @@ PyMethodDef kTensorMethods[] = {
      "(refused for read-only data). Zero-copy unless copy=True or dl_device needs a copy."},
     {"__dlpack_device__", DLB_METH(TensorDlpackDevice), METH_NOARGS,
      "__dlpack_device__($self, /)\n--\n\n-> (device_type, device_id)"},
+    {"data_ptr", DLB_METH(TensorDataPtr), METH_NOARGS,
+     "data_ptr($self, /)\n--\n\n-> int: the address of element zero (pointer + byte_offset)"},
+    {"is_contiguous", DLB_METH(TensorIsContiguous), METH_NOARGS,
+     "is_contiguous($self, /)\n--\n\n-> bool: whether the strides are C-contiguous"},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -173,7 +244,14 @@ PyGetSetDef kTensorGetSet[] = {
     {"descriptor", TensorGetDescriptor, nullptr,
      const_cast<char*>("The tensor's MemoryDescriptor (a view: changes apply to the tensor)"),
      nullptr},
-    {"dtype", TensorGetDtype, nullptr, const_cast<char*>("(code, bits, lanes)"), nullptr},
+    {"dtype", TensorGetDtype, nullptr,
+     const_cast<char*>("the dtype's name, e.g. 'float32' (the triple: dl_dtype)"), nullptr},
+    {"dl_dtype", TensorGetDlDtype, nullptr, const_cast<char*>("DLPack's (code, bits, lanes)"),
+     nullptr},
+    {"itemsize", TensorGetItemsize, nullptr,
+     const_cast<char*>("bytes per element (all lanes; sub-byte elements round up to 1)"), nullptr},
+    {"nbytes", TensorGetNbytes, nullptr,
+     const_cast<char*>("bytes the elements take (sub-byte elements packed)"), nullptr},
     {"shape", TensorGetShape, nullptr, const_cast<char*>("tuple of extents"), nullptr},
     {"strides", TensorGetStrides, nullptr, const_cast<char*>("tuple of strides, in elements"),
      nullptr},
@@ -181,7 +259,7 @@ PyGetSetDef kTensorGetSet[] = {
     {"byte_offset", TensorGetByteOffset, nullptr,
      const_cast<char*>("bytes from the descriptor's pointer to element zero"), nullptr},
     {"device", TensorGetDevice, nullptr,
-     const_cast<char*>("(device_type, device_id) as stored; (0, 0) = derived from the space"),
+     const_cast<char*>("(device_type, device_id): as given or imported, else the space's"),
      nullptr},
     {"flags", TensorGetFlags, TensorSetFlags, const_cast<char*>("DLPACK_FLAG_BITMASK_* bits"),
      nullptr},
@@ -200,12 +278,39 @@ PyType_Slot kTensorSlots[] = {
      const_cast<char*>(
          "Tensor(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
          "flags=0)\n--\n\nA described buffer and its layout. The descriptor's hold moves "
-         "into the tensor (the descriptor keeps its description). Strides are in "
-         "elements (None = C-contiguous); device (type, id) None = from the space.")},
+         "into the tensor (the descriptor keeps its description). dtype: a name "
+         "('float32'), a NumPy or torch dtype, or (code, bits[, lanes]). Strides are in "
+         "elements, not bytes (None = C-contiguous); device (type, id) None = from the "
+         "space.")},
     {0, nullptr},
 };
 
 }  // namespace
+
+// PY-41: strides that look like NumPy's byte strides (each a multiple of the item size, the item
+// size > 1) in a layout that ran out of its buffer get a hint: dlbridge's strides count
+// elements. Empty when they do not look so.
+static std::string ByteStridesHint(const dlbridge::TensorLayout& layout) {
+  const uint64_t itemsize = (uint64_t{layout.Dtype().bits} * layout.Dtype().lanes + 7) / 8;
+  if (itemsize <= 1 || layout.Ndim() == 0) return {};
+  const dlbridge::IndexSpan shape = layout.Shape();
+  const dlbridge::IndexSpan strides = layout.Strides();
+  std::string elements;
+  bool any = false;
+  for (size_t i = 0; i < strides.size; ++i) {
+    const int64_t stride = strides.data[i];
+    if (shape.data[i] > 1) {
+      if (stride == 0 || stride % static_cast<int64_t>(itemsize) != 0) return {};
+      any = true;
+    }
+    elements += (i ? ", " : "") + std::to_string(stride / static_cast<int64_t>(itemsize));
+  }
+  if (!any) return {};
+  if (strides.size == 1) elements += ",";
+  return "; dlbridge's strides count elements, not bytes: these are multiples of the item size (" +
+         std::to_string(itemsize) + " bytes), so NumPy-style byte strides? In elements: strides=(" +
+         elements + ")";
+}
 
 // PY-11: every export comes from the core's plan of its kind, kept until the description
 // changes.
@@ -225,7 +330,14 @@ const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind k
       kind == dlbridge::ExportKind::kLegacy ? tensor->plans->legacy : tensor->plans->versioned;
   dlbridge::ExportOptions options;
   options.allow_unowned = true;  // replaced by the Tensor(allow_unowned=) keyword (engineer D)
-  return slot.emplace(tensor->t, kind, options);  // the core's checks (see EXP-14)
+  try {
+    return slot.emplace(tensor->t, kind, options);  // the core's checks (see EXP-14)
+  } catch (const dlbridge::Error& e) {
+    if (e.code() != dlbridge::ErrorCode::kOutOfBounds) throw;
+    std::string hint = ByteStridesHint(tensor->t.layout);
+    if (hint.empty()) throw;
+    throw dlbridge::Error(e.code(), e.what() + hint);
+  }
 }
 
 PyType_Spec kTensorSpec = {"dlbridge.Tensor", sizeof(PyTensor), 0,

@@ -150,7 +150,7 @@ assert np.array_equal(b, np.arange(12, dtype=np.float32).reshape(3, 4)), b
 a[0, 0] = -1.0
 assert b[0, 0] == -1.0, "a write to the source array is not seen through NumPy's import"
 back = dlbridge.from_dlpack(a)
-assert (back.descriptor.GetPointer(), back.shape, back.dtype) == (a.ctypes.data, (3, 4), (2, 32, 1))
+assert (back.descriptor.GetPointer(), back.shape, back.dl_dtype) == (a.ctypes.data, (3, 4), (2, 32, 1))
 # A write through dlbridge's import of the array (at its pointer) shows in both arrays.
 ctypes.c_float.from_address(back.descriptor.GetPointer() + back.byte_offset + 6 * 4).value = 100.0
 assert a[1, 2] == 100.0 and b[1, 2] == 100.0, "a write through dlbridge's import is not seen"

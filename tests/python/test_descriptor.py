@@ -114,8 +114,8 @@ class DescriptorApi(unittest.TestCase):
         self.assertFalse(md.HasOwnership())
         self.assertEqual((md.GetPointer(), md.GetSizeInBytes(), md.GetRole()), (address_of(values), 24, "data"))
         self.assertTrue(t.descriptor.HasOwnership())
-        self.assertEqual((t.dtype, t.shape, t.strides, t.ndim, t.byte_offset, t.device, t.flags),
-                         ((2, 32, 1), (2, 3), (3, 1), 2, 0, (0, 0), 0))
+        self.assertEqual((t.dl_dtype, t.shape, t.strides, t.ndim, t.byte_offset, t.device, t.flags),
+                         ((2, 32, 1), (2, 3), (3, 1), 2, 0, (dlbridge.kDLCPU, 0), 0))
         self.assertEqual(t.__dlpack_device__(), (dlbridge.kDLCPU, 0))
         del md
         self.assertEqual(counter.calls, 0)
@@ -137,7 +137,7 @@ class DescriptorApi(unittest.TestCase):
         with self.assertRaises(TypeError):
             dlbridge.Tensor("not a descriptor", "float32", (2,))
         t = dlbridge.Tensor(md, (0, 16, 1), (8,))
-        self.assertEqual(t.dtype, (0, 16, 1))
+        self.assertEqual(t.dl_dtype, (0, 16, 1))
 
     def test_py5_gpu_tensor_device_comes_from_device_or_is_refused(self):
         md = dlbridge.MemoryDescriptor(0x1000, 16, "cuda")

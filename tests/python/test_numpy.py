@@ -57,7 +57,7 @@ class NumpyInterop(unittest.TestCase):
                     continue
                 t, b = self.check_zero_copy_both_ways(a)
                 expected_code = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}[a.dtype.kind]
-                self.assertEqual(t.dtype, (expected_code, a.itemsize * 8, 1))
+                self.assertEqual(t.dl_dtype, (expected_code, a.itemsize * 8, 1))
                 a[0, 0] = 1  # zero-copy: writes show through (NumPy 1.x imports are read-only)
                 self.assertEqual(b[0, 0], 1)
 

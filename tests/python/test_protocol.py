@@ -4,7 +4,7 @@ import ctypes
 import unittest
 
 import dlbridge
-from support import (DELETER, NAMES, DLManagedTensor, DLManagedTensorVersioned, DLPackExchangeAPIHeader, DLTensor, HandBuilt,
+from support import (DELETER, NAMES, DLManagedTensor, DLManagedTensorVersioned, DLTensor, HandBuilt,
                      ReleaseCounter, SET_ERROR, address_of, capsule_name, capsule_pointer,
                      exchange_api, host_tensor, make_capsule)
 
@@ -34,7 +34,9 @@ def read_floats(t):
 class DlpackArguments(unittest.TestCase):
     def setUp(self):
         self.values = floats(6)
-        self.t = host_tensor(self.values, shape=(2, 3))
+        md = dlbridge.MemoryDescriptor(address_of(self.values), 24, "host")
+        md.SetOwner(self.values)  # a hold: every export here is of held memory
+        self.t = dlbridge.Tensor(md, "float32", (2, 3))
 
     def test_py6_max_version_selects_the_capsule(self):
         self.assertEqual(capsule_name(self.t.__dlpack__()), "dltensor")
@@ -108,15 +110,33 @@ class DlpackArguments(unittest.TestCase):
         self.assertNotEqual(legacy.descriptor.GetPointer(), address_of(self.values))
         self.values[0] = 42.0
         self.assertEqual(read_floats(copied)[0], 0.0)
-        # Pinned host memory to kDLCPU: a copy when allowed, BufferError with copy=False.
-        pinned = host_tensor(self.values, device=(3, 0))
+        # Host-accessible memory (pinned, managed) to kDLCPU: the same bytes, relabelled
+        # (copy=None or False); copy=True copies.
+        pinned_counter = ReleaseCounter()  # outlives `pinned`, whose release calls it
+        pinned = host_tensor(self.values, counter=pinned_counter, device=(3, 0))
         self.assertEqual(pinned.__dlpack_device__(), (3, 0))
-        moved = dlbridge.from_dlpack(pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0)))
-        self.assertEqual(moved.device, (1, 0))
-        self.assertEqual(moved.flags & F_COPIED, F_COPIED)
+        for copy in (None, False):
+            with self.subTest(copy=copy):
+                moved = dlbridge.from_dlpack(pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=copy))
+                self.assertEqual(moved.device, (1, 0))
+                self.assertEqual(moved.flags & F_COPIED, 0)
+                self.assertEqual(moved.data_ptr(), address_of(self.values))
+        moved = dlbridge.from_dlpack(pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=True))
+        self.assertEqual((moved.device, moved.flags & F_COPIED), ((1, 0), F_COPIED))
+        self.assertNotEqual(moved.data_ptr(), address_of(self.values))
         self.assertEqual(read_floats(moved), list(self.values))
-        with self.assertRaises(BufferError):
-            pinned.__dlpack__(dl_device=(1, 0), copy=False)
+        md = dlbridge.MemoryDescriptor(address_of(self.values), 24, "cuda")
+        md.SetOwner(self.values)
+        managed = dlbridge.Tensor(md, "float32", (6,), device=(13, 0))
+        legacy = dlbridge.from_dlpack(managed.__dlpack__(dl_device=(1, 0)))
+        self.assertEqual((legacy.device, legacy.data_ptr()), ((1, 0), address_of(self.values)))
+        copied = dlbridge.from_dlpack(managed.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=True))
+        self.assertEqual((copied.device, copied.flags & F_COPIED), ((1, 0), F_COPIED))
+        self.assertEqual(read_floats(copied), list(self.values))
+        with self.assertRaises(BufferError):  # dlbridge copies into kDLCPU memory only
+            managed.__dlpack__(copy=True)
+        del pinned, moved
+        self.assertEqual(pinned_counter.calls, 1)
         # Device memory cannot be copied by dlbridge.
         cuda = dlbridge.Tensor(dlbridge.MemoryDescriptor(0x10000, 16, "cuda"), "float32", (4,), device=(2, 0))
         with self.assertRaises(BufferError):
@@ -127,13 +147,16 @@ class DlpackArguments(unittest.TestCase):
     def test_py10_copy_of_strided_views_is_c_contiguous(self):
         values = floats(12)
         md = dlbridge.MemoryDescriptor(address_of(values), 48, "host")
+        md.SetOwner(values)
         # The view [::-1, ::2] of a 3x4 matrix: element zero is the last row's first element.
         view = dlbridge.Tensor(md, "float32", (3, 2), strides=(-4, 2), byte_offset=32)
         copied = dlbridge.from_dlpack(view.__dlpack__(max_version=(1, 3), copy=True))
         self.assertEqual(copied.strides, (2, 1))
         self.assertEqual(read_floats(copied), [8.0, 10.0, 4.0, 6.0, 0.0, 2.0])
         self.assertEqual(read_floats(view), read_floats(copied))
-        scalar = dlbridge.Tensor(dlbridge.MemoryDescriptor(address_of(values), 4, "host"), "float32", ())
+        md = dlbridge.MemoryDescriptor(address_of(values), 4, "host")
+        md.SetOwner(values)
+        scalar = dlbridge.Tensor(md, "float32", ())
         self.assertEqual(read_floats(dlbridge.from_dlpack(scalar.__dlpack__(copy=True))), [0.0])
         empty = dlbridge.Tensor(dlbridge.MemoryDescriptor(), "float32", (0, 3))
         self.assertEqual(dlbridge.from_dlpack(empty.__dlpack__(copy=True)).shape, (0, 3))
@@ -277,7 +300,7 @@ class Lifetime(unittest.TestCase):
             dlbridge.from_dlpack(cap)
         self.assertEqual(capsule_name(cap), "not_a_tensor")
         self.assertEqual(built.deletes, 0)
-        with self.assertRaises(TypeError):
+        with self.assertRaises(AttributeError):  # no producer (PY-16)
             dlbridge.from_dlpack(object())
 
     def test_py15_successful_hand_built_import_deletes_once_on_drop(self):
@@ -339,7 +362,7 @@ class Producers(unittest.TestCase):
         view = dlbridge.Tensor(md, "float32", (3, 2), strides=(-4, 2), byte_offset=32)
         for producer in (lambda: view, lambda: view.__dlpack__(max_version=(1, 3)), lambda: view.__dlpack__()):
             imported = dlbridge.from_dlpack(producer())
-            self.assertEqual((imported.dtype, imported.shape, imported.strides), ((2, 32, 1), (3, 2), (-4, 2)))
+            self.assertEqual((imported.dl_dtype, imported.shape, imported.strides), ((2, 32, 1), (3, 2), (-4, 2)))
             self.assertEqual(read_floats(imported), read_floats(view))
             again = dlbridge.from_dlpack(imported)
             self.assertEqual(read_floats(again), read_floats(view))
@@ -409,7 +432,7 @@ class ExchangeApi(unittest.TestCase):
         self.assertEqual(api.managed_tensor_allocator(ctypes.byref(proto), ctypes.byref(allocated), None, set_error), -1)
         self.assertEqual(errors[0][0], "BufferError")
 
-    def test_py19_from_dlpack_prefers_the_exchange_api_and_walks_prev_api(self):
+    def test_py19_from_dlpack_calls_dlpack_never_the_exchange_api(self):
         calls = []
 
         class Counted(dlbridge.Tensor):
@@ -417,36 +440,27 @@ class ExchangeApi(unittest.TestCase):
                 calls.append(kwargs)
                 return super().__dlpack__(**kwargs)
 
+        class Refusing(dlbridge.Tensor):  # the inherited table would export; __dlpack__ refuses
+            def __dlpack__(self, **kwargs):
+                raise BufferError("refused by the producer")
+
         values = floats(4)
 
         def make(cls):
-            return cls(dlbridge.MemoryDescriptor(address_of(values), 16, "host"), "float32", (4,))
+            md = dlbridge.MemoryDescriptor(address_of(values), 16, "host")
+            md.SetOwner(values)
+            return cls(md, "float32", (4,))
 
-        dlbridge.from_dlpack(make(Counted))
-        self.assertEqual(calls, [])  # the inherited exchange API was used
-
-        real = ctypes.cast(capsule_pointer(dlbridge.Tensor.__dlpack_c_exchange_api__, "dlpack_exchange_api"),
-                           ctypes.POINTER(DLPackExchangeAPIHeader))
-        newer = DLPackExchangeAPIHeader()
-        newer.version.major, newer.version.minor, newer.prev_api = 2, 0, real
-        alone = DLPackExchangeAPIHeader()
-        alone.version.major, alone.version.minor = 2, 0
-
-        class Chained(Counted):
-            __dlpack_c_exchange_api__ = make_capsule(ctypes.addressof(newer), b"dlpack_exchange_api")
-
-        class Unusable(Counted):
-            __dlpack_c_exchange_api__ = make_capsule(ctypes.addressof(alone), b"dlpack_exchange_api")
-
-        class WrongName(Counted):
-            __dlpack_c_exchange_api__ = make_capsule(ctypes.addressof(alone), b"not_a_tensor")
-
-        self.assertEqual(dlbridge.from_dlpack(make(Chained)).descriptor.GetPointer(), address_of(values))
-        self.assertEqual(calls, [])  # prev_api led to dlbridge's major-1 table
-        for cls in (Unusable, WrongName):
-            calls.clear()
-            self.assertEqual(dlbridge.from_dlpack(make(cls)).descriptor.GetPointer(), address_of(values))
-            self.assertEqual(calls, [{"max_version": (1, dlbridge.DLPACK_VERSION[1])}])
+        self.assertEqual(dlbridge.from_dlpack(make(Counted)).data_ptr(), address_of(values))
+        self.assertEqual(calls, [{"max_version": (1, dlbridge.DLPACK_VERSION[1])}])
+        self.assertTrue(Refusing.__dlpack_c_exchange_api__)
+        with self.assertRaisesRegex(BufferError, "refused by the producer"):
+            dlbridge.from_dlpack(make(Refusing))
+        # dlbridge's own table stays published and usable (PY-18).
+        out = ctypes.POINTER(DLManagedTensorVersioned)()
+        self.assertEqual(exchange_api().managed_tensor_from_py_object_no_sync(make(Counted), ctypes.byref(out)), 0)
+        self.assertEqual(out.contents.dl_tensor.data, address_of(values))
+        out.contents.deleter(out)
 
 
 if __name__ == "__main__":

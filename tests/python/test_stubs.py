@@ -153,7 +153,8 @@ class TextSignatures(unittest.TestCase):
                 self.assertNotIn("\n--\n", obj.__doc__, name)
 
     def test_py29_named_examples(self):
-        self.assertEqual(str(inspect.signature(dlbridge.from_dlpack)), "(obj, /)")
+        self.assertEqual(str(inspect.signature(dlbridge.from_dlpack)),
+                         "(x, /, *, device=None, copy=None)")
         self.assertEqual(str(inspect.signature(dlbridge.Tensor.__dlpack__)),
                          "(self, /, *, stream=None, max_version=None, dl_device=None, copy=None)")
         self.assertEqual(str(inspect.signature(dlbridge.MemoryDescriptor.SetOwner)),
@@ -176,6 +177,8 @@ class TextSignatures(unittest.TestCase):
             else:
                 bound = obj
             params = list(inspect.signature(bound).parameters.values())
+            # A keyword-only parameter given by position comes after the positional ones.
+            positional = [None] * sum(p.kind is _KINDS.POSITIONAL_ONLY for p in params)
             with self.subTest(name):
                 for p in params:
                     if p.kind is _KINDS.POSITIONAL_ONLY:
@@ -183,7 +186,7 @@ class TextSignatures(unittest.TestCase):
                             bound(**{p.name: 0})
                     elif p.kind is _KINDS.KEYWORD_ONLY:
                         with self.assertRaisesRegex(TypeError, "keyword"):
-                            bound(p.default)
+                            bound(*positional, p.default)
                 if not params:
                     bound()
                     with self.assertRaises(TypeError):
