@@ -1,0 +1,381 @@
+"""`python3 -m dlbridge.check` against fake targets (spec/conformance.md, PYP-*/PYC-*): for each
+probe, a deliberately non-conforming producer or consumer that the probe must report and a
+conforming one that it must pass. Producers are small Python classes returning hand-built
+capsules; consumers are from_dlpack functions written here (the conforming one delegates the
+import itself to dlbridge.from_dlpack). Everything runs in this process (isolate=False)."""
+import ctypes
+import gc
+import os
+import subprocess
+import sys
+import unittest
+
+import dlbridge
+from dlbridge import check
+from dlbridge.dlpack_ctypes import (CURRENT_STREAM, FROM_PYOBJECT, DLPackExchangeAPI,
+                                    DLPackExchangeAPIHeader)
+from support import (DELETER, NAMES, DLManagedTensor, DLManagedTensorVersioned, address_of,
+                     c_int64_p, capsule_pointer, make_capsule)
+
+_api = ctypes.pythonapi
+_api.PyCapsule_SetName.restype = ctypes.c_int
+_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_void_p]
+
+
+class FakeTarget(check.Target):
+    def __init__(self, arrays=(), from_dlpack=None):
+        self.name, self.version = "fake", "0"
+        self.arrays, self.from_dlpack = list(arrays), from_dlpack
+
+    def matrix(self):
+        return iter(self.arrays)
+
+
+def producer_results(*arrays):
+    results = check.Results(list(dlbridge._checker_rules()) + list(check.PY_RULES))
+    check.check_producer(FakeTarget([("array %d" % i, a) for i, a in enumerate(arrays)]), results,
+                         lambda _msg: None)
+    return results
+
+
+def consumer_results(from_dlpack, *kinds):
+    results = check.Results(list(dlbridge._checker_rules()) + list(check.PY_RULES))
+    check.check_consumer(FakeTarget(from_dlpack=from_dlpack), None, results, lambda _msg: None,
+                         isolate=False, kinds=list(kinds))
+    gc.collect()
+    return results
+
+
+class FakeArray:
+    """A (2, 3) float32 producer; element zero is element 2 of its buffer. Knobs: the device,
+    which stream values it accepts, element zero in byte_offset instead of data, and copies
+    that forget IS_COPIED."""
+
+    def __init__(self, device=(1, 0), streams=lambda s: s is None, in_byte_offset=False,
+                 copy_flag=True):
+        self.device, self.streams = device, streams
+        self.in_byte_offset, self.copy_flag = in_byte_offset, copy_flag
+        self.buffer = (ctypes.c_float * 16)(*range(16))
+        self.shape = (ctypes.c_int64 * 2)(2, 3)
+        self.strides = (ctypes.c_int64 * 2)(3, 1)
+        self.deleter = DELETER(lambda _managed: None)
+        self.keep = []
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if stream is not None and not self.streams(stream):
+            raise BufferError("stream %r is not valid here" % (stream,))
+        if dl_device is not None and tuple(dl_device) != self.device:
+            raise BufferError("cannot export to %r" % (dl_device,))
+        base, flags = address_of(self.buffer), 0
+        if copy:
+            copied = (ctypes.c_float * 16)(*self.buffer)
+            self.keep.append(copied)
+            base, flags = address_of(copied), dlbridge.FLAG_IS_COPIED if self.copy_flag else 0
+        versioned = max_version is not None and max_version[0] >= 1
+        m = DLManagedTensorVersioned() if versioned else DLManagedTensor()
+        if versioned:
+            m.version.major, m.version.minor, m.flags = 1, 3, flags
+        t = m.dl_tensor
+        t.data, t.byte_offset = (base, 8) if self.in_byte_offset else (base + 8, 0)
+        t.device.device_type, t.device.device_id = self.device
+        t.ndim, t.shape, t.strides = 2, ctypes.cast(self.shape, c_int64_p), ctypes.cast(self.strides, c_int64_p)
+        t.dtype.code, t.dtype.bits, t.dtype.lanes = 2, 32, 1
+        m.deleter = self.deleter
+        self.keep.append(m)
+        return make_capsule(ctypes.addressof(m), b"dltensor_versioned" if versioned else b"dltensor")
+
+
+def worst(results, rule):
+    return results.status[rule]
+
+
+class ProducerProbes(unittest.TestCase):
+    def test_pypstreamvalues_cpu_cuda_and_rocm_stream_rules(self):
+        good = producer_results(FakeArray((1, 0)),
+                                FakeArray((2, 0), streams=lambda s: s != 0),
+                                FakeArray((10, 0), streams=lambda s: s not in (1, 2)))
+        self.assertEqual(worst(good, "PYP-STREAM-VALUES"), "pass")
+        self.assertIn("stream values on kDLCUDA: None, 1, 2, -1, 0", good.covered["producer (PYP-*)"])
+        for device, streams, bad in (((1, 0), lambda s: True, "stream=0"),
+                                     ((2, 0), lambda s: True, "stream=0"),
+                                     ((10, 0), lambda s: True, "stream=1")):
+            with self.subTest(device=device):
+                results = producer_results(FakeArray(device, streams=streams))
+                self.assertEqual(worst(results, "PYP-STREAM-VALUES"), "violation")
+                self.assertIn(bad, results.example["PYP-STREAM-VALUES"])
+        # Only CPU arrays: CUDA and ROCm are not applicable, with the reason in the summary.
+        self.assertFalse(any("no kDLCUDA array" in l for l in good.summary()))
+        cpu_only = producer_results(FakeArray((1, 0)))
+        self.assertTrue(any("no kDLROCM array" in l for l in cpu_only.summary()))
+        # A CUDA producer refusing -1 (optional support): a warning, not a violation.
+        picky = producer_results(FakeArray((2, 0), streams=lambda s: s in (1, 2)))
+        self.assertEqual(worst(picky, "PYP-STREAM-VALUES"), "warning")
+
+    def test_pypbyteoffset_element_zero_in_data(self):
+        self.assertEqual(worst(producer_results(FakeArray()), "PYP-BYTE-OFFSET"), "pass")
+        results = producer_results(FakeArray(in_byte_offset=True))
+        self.assertEqual(worst(results, "PYP-BYTE-OFFSET"), "warning")
+        self.assertIn("byte_offset 8", results.example["PYP-BYTE-OFFSET"])
+        vulkan = producer_results(FakeArray((7, 0), in_byte_offset=True))
+        self.assertEqual(worst(vulkan, "PYP-BYTE-OFFSET"), "not applicable")
+
+    def test_pypcopy_a_versioned_copy_must_say_is_copied(self):
+        self.assertEqual(worst(producer_results(FakeArray()), "PYP-COPY"), "pass")
+        results = producer_results(FakeArray(copy_flag=False))
+        self.assertEqual(worst(results, "PYP-COPY"), "violation")
+        self.assertIn("without IS_COPIED", results.example["PYP-COPY"])
+
+
+def host_tensor(cls=dlbridge.Tensor):
+    values = (ctypes.c_float * 6)(*range(6))
+    md = dlbridge.MemoryDescriptor(address_of(values), 24, "host")
+    md.SetOwner(values)  # a hold: the export is owned (no allow_unowned needed)
+    return cls(md, "float32", (2, 3))
+
+
+def real_table():
+    capsule = dlbridge.Tensor.__dlpack_c_exchange_api__
+    return DLPackExchangeAPI.from_address(capsule_pointer(capsule, "dlpack_exchange_api"))
+
+
+def table_capsule(table, name=b"dlpack_exchange_api"):
+    return make_capsule(ctypes.addressof(table), name)
+
+
+class ExchangeProbes(unittest.TestCase):
+    def test_pypexchangeapi_the_table_on_the_type(self):
+        results = producer_results(host_tensor())
+        self.assertEqual(worst(results, "PYP-EXCHANGE-API"), "pass")
+        self.assertEqual(worst(producer_results(FakeArray()), "PYP-EXCHANGE-API"), "not applicable")
+
+        newer = DLPackExchangeAPIHeader()  # major 2 whose prev_api reaches dlbridge's major 1
+        newer.version.major, newer.version.minor = 2, 0
+        newer.prev_api = ctypes.cast(ctypes.addressof(real_table()), ctypes.POINTER(DLPackExchangeAPIHeader))
+        alone = DLPackExchangeAPIHeader()
+        alone.version.major = 2
+        no_stream = DLPackExchangeAPI.from_buffer_copy(real_table())
+        no_stream.current_work_stream = CURRENT_STREAM()  # NULL
+
+        class Chained(dlbridge.Tensor):
+            __dlpack_c_exchange_api__ = table_capsule(newer)
+
+        class WrongName(dlbridge.Tensor):
+            __dlpack_c_exchange_api__ = table_capsule(alone, b"not_a_tensor")
+
+        class OnlyMajor2(dlbridge.Tensor):
+            __dlpack_c_exchange_api__ = table_capsule(alone)
+
+        class NullFunction(dlbridge.Tensor):
+            __dlpack_c_exchange_api__ = table_capsule(no_stream)
+
+        self.assertEqual(worst(producer_results(host_tensor(Chained)), "PYP-EXCHANGE-API"), "pass")
+        for cls, why in ((WrongName, "not 'dlpack_exchange_api'"), (OnlyMajor2, "no table of major 1"),
+                         (NullFunction, "current_work_stream")):
+            with self.subTest(cls=cls.__name__):
+                results = producer_results(host_tensor(cls))
+                self.assertEqual(worst(results, "PYP-EXCHANGE-API"), "violation")
+                self.assertIn(why, results.example["PYP-EXCHANGE-API"])
+        on_instance = FakeArray()
+        on_instance.__dlpack_c_exchange_api__ = Chained.__dlpack_c_exchange_api__
+        results = producer_results(on_instance)
+        self.assertEqual(worst(results, "PYP-EXCHANGE-API"), "violation")
+        self.assertIn("on the type", results.example["PYP-EXCHANGE-API"])
+
+    def test_pypexchangecalls_functions_called_on_the_types_array(self):
+        self.assertEqual(worst(producer_results(host_tensor()), "PYP-EXCHANGE-CALLS"), "pass")
+        no_tensor = DLPackExchangeAPI.from_buffer_copy(real_table())
+        no_tensor.managed_tensor_from_py_object_no_sync = FROM_PYOBJECT(lambda _obj, _out: 0)
+        bad_stream = DLPackExchangeAPI.from_buffer_copy(real_table())
+        bad_stream.current_work_stream = CURRENT_STREAM(lambda _type, _id, _out: -1)
+        keep = [no_tensor, bad_stream]
+
+        class NoTensor(dlbridge.Tensor):
+            __dlpack_c_exchange_api__ = table_capsule(keep[0])
+
+        class BadStream(dlbridge.Tensor):
+            __dlpack_c_exchange_api__ = table_capsule(keep[1])
+
+        for cls, why in ((NoTensor, "returned 0 and no tensor"), (BadStream, "current_work_stream(kDLCPU, 0) returned -1")):
+            with self.subTest(cls=cls.__name__):
+                results = producer_results(host_tensor(cls))
+                self.assertEqual(worst(results, "PYP-EXCHANGE-CALLS"), "violation")
+                self.assertIn(why, results.example["PYP-EXCHANGE-CALLS"])
+
+
+# ---------------------------------------------------------------------------------------
+# Consumers
+
+_KNOWN_CODES = (0, 1, 2, 4, 5, 6)
+
+
+def good_from_dlpack(x, *, device=None, copy=None):
+    """A conforming consumer: the standard's signature and exception classes; dlbridge imports."""
+    if copy is not None and not isinstance(copy, bool):
+        raise TypeError("copy must be a bool or None, not %s" % type(copy).__name__)
+    if not hasattr(x, "__dlpack__"):
+        raise AttributeError("%s has no __dlpack__" % type(x).__name__)
+    kwargs = {"max_version": (1, 3)}
+    if copy is not None:
+        kwargs["copy"] = copy
+    if tuple(x.__dlpack_device__())[0] in (3, 13):  # host-accessible: ask for it as kDLCPU
+        kwargs["dl_device"] = (1, 0)
+    capsule = x.__dlpack__(**kwargs)
+    if type(capsule).__name__ != "PyCapsule":
+        raise TypeError("__dlpack__ returned %s, not a PyCapsule" % type(capsule).__name__)
+    info = check._safe_read(capsule)
+    if info["dtype"][0] not in _KNOWN_CODES:
+        raise BufferError("unknown dtype code %d" % info["dtype"][0])
+    if info["device"][0] not in (1, 3, 13):
+        raise BufferError("device type %d is not reachable from the CPU" % info["device"][0])
+    return dlbridge.from_dlpack(capsule)
+
+
+def legacy_from_dlpack(x):
+    return dlbridge.from_dlpack(x.__dlpack__())
+
+
+def always_copies(x, *, device=None, copy=None):
+    return good_from_dlpack(x, copy=True)
+
+
+def never_copies(x, *, device=None, copy=None):
+    return good_from_dlpack(x, copy=None)
+
+
+def value_errors(x, *, device=None, copy=None):
+    try:
+        return good_from_dlpack(x, device=device, copy=copy)
+    except Exception as e:  # noqa: BLE001 - the deliberately wrong class
+        raise ValueError(str(e))
+
+
+def returns_the_capsule(x, **_kwargs):
+    return x.__dlpack__(max_version=(1, 3))  # "accepts" anything, consumes nothing
+
+
+def managed_of(capsule):
+    return DLManagedTensorVersioned.from_address(capsule_pointer(capsule, "dltensor_versioned"))
+
+
+def ignores_byte_offset(x, **_kwargs):
+    capsule = x.__dlpack__(max_version=(1, 3))
+    managed_of(capsule).dl_tensor.byte_offset = 0  # what a consumer reading only `data` sees
+    return dlbridge.from_dlpack(capsule)
+
+
+def refuses_pinned(x, **kwargs):
+    if tuple(x.__dlpack_device__())[0] != 1:
+        raise BufferError("only kDLCPU")
+    return good_from_dlpack(x, **kwargs)
+
+
+def copies_pinned(x, **_kwargs):
+    return good_from_dlpack(x, copy=True)
+
+
+def zeros_instead(x, **_kwargs):
+    good_from_dlpack(x)  # imports and drops: the right shape, but the values are zeros
+    values = (ctypes.c_float * 6)()
+    md = dlbridge.MemoryDescriptor(address_of(values), 24, "host")
+    md.SetOwner(values)
+    return dlbridge.Tensor(md, "float32", (2, 3))
+
+
+def never_deletes(x, **_kwargs):
+    capsule = x.__dlpack__(max_version=(1, 3))
+    _api.PyCapsule_SetName(capsule, ctypes.cast(NAMES[b"used_dltensor_versioned"], ctypes.c_void_p))
+    return object()  # consumed, and the deleter is never called
+
+
+def deletes_then_raises(x, **_kwargs):
+    capsule = x.__dlpack__(max_version=(1, 3))
+    managed_of(capsule).deleter(capsule_pointer(capsule, "dltensor_versioned"))
+    raise BufferError("refused (after running the deleter of a capsule it did not consume)")
+
+
+class ConsumerProbes(unittest.TestCase):
+    def test_pyckeywords_device_and_copy(self):
+        good = consumer_results(good_from_dlpack, "keywords")
+        self.assertEqual(worst(good, "PYC-KEYWORDS"), "pass")
+        self.assertEqual(good.counts["PYC-KEYWORDS"], {"pass": 5})
+        for fn, why in ((legacy_from_dlpack, "raised TypeError"),
+                        (always_copies, "copy=False) copied"),
+                        (never_copies, "must always copy")):
+            with self.subTest(fn=fn.__name__):
+                results = consumer_results(fn, "keywords")
+                self.assertEqual(worst(results, "PYC-KEYWORDS"), "violation")
+                self.assertIn(why, results.example["PYC-KEYWORDS"])
+
+    def test_pycerrorclass_the_standards_exception_classes(self):
+        kinds = [k for k in check.PROBES if k.startswith("error-")]
+        good = consumer_results(good_from_dlpack, *kinds)
+        self.assertEqual(worst(good, "PYC-ERROR-CLASS"), "pass")
+        self.assertEqual(good.counts["PYC-ERROR-CLASS"], {"pass": len(kinds)})
+        self.assertEqual(worst(good, "PYC-DELETER-ONCE"), "pass")
+        wrong = consumer_results(value_errors, *kinds)
+        self.assertEqual(worst(wrong, "PYC-ERROR-CLASS"), "violation")  # BufferError not propagated
+        self.assertIn("error-producer-raises", wrong.example["PYC-ERROR-CLASS"])
+        self.assertEqual(consumer_results(value_errors, "error-non-producer").status["PYC-ERROR-CLASS"],
+                         "warning")
+        lax = consumer_results(returns_the_capsule, "error-dtype")
+        self.assertEqual(worst(lax, "PYC-ERROR-CLASS"), "violation")
+        self.assertIn("accepted it", lax.example["PYC-ERROR-CLASS"])
+
+    def test_pycpinnedmanaged_to_the_cpu_zero_copy(self):
+        good = consumer_results(good_from_dlpack, "pinned", "managed")
+        self.assertEqual(worst(good, "PYC-PINNED-MANAGED"), "pass")
+        self.assertEqual(good.counts["PYC-PINNED-MANAGED"], {"pass": 2})
+        for fn, status, why in ((refuses_pinned, "warning", "raised BufferError"),
+                                (copies_pinned, "warning", "imported a copy"),
+                                (zeros_instead, "violation", "values")):
+            with self.subTest(fn=fn.__name__):
+                results = consumer_results(fn, "pinned", "managed")
+                self.assertEqual(worst(results, "PYC-PINNED-MANAGED"), status)
+                self.assertIn(why, results.example["PYC-PINNED-MANAGED"])
+
+    def test_pycbyteoffset_element_zero_and_values(self):
+        good = consumer_results(good_from_dlpack, "byte-offset")
+        self.assertEqual(worst(good, "PYC-BYTE-OFFSET"), "pass")
+        self.assertIn("right values", good.example["PYC-BYTE-OFFSET"])
+        results = consumer_results(ignores_byte_offset, "byte-offset")
+        self.assertEqual(worst(results, "PYC-BYTE-OFFSET"), "violation")
+        self.assertIn("data + byte_offset", results.example["PYC-BYTE-OFFSET"])
+
+    def test_pycdeleteronce_on_success_and_on_failure(self):
+        good = consumer_results(good_from_dlpack, "byte-offset", "error-dtype", "error-device")
+        self.assertEqual(worst(good, "PYC-DELETER-ONCE"), "pass")
+        for fn, kind, why in ((never_deletes, "byte-offset", "ran 0 time(s) after the import was dropped"),
+                              (deletes_then_raises, "byte-offset", "without renaming")):
+            with self.subTest(fn=fn.__name__):
+                results = consumer_results(fn, kind)
+                self.assertEqual(worst(results, "PYC-DELETER-ONCE"), "violation")
+                self.assertIn(why, results.example["PYC-DELETER-ONCE"])
+
+
+class Command(unittest.TestCase):
+    def test_command_probes_run_in_subprocesses_and_the_summary_says_what_was_covered(self):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        proc = subprocess.run([sys.executable, "-m", "dlbridge.check", "test_check:fake_factory",
+                               "--quiet", "--report-only"], capture_output=True, text=True, env=env,
+                              cwd=os.path.dirname(os.path.abspath(__file__)), timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("Coverage:", proc.stdout)
+        for line in ("producer (PYP-*):", "consumer (PYC-*):", "keywords: copy=None/False/True",
+                     "PYP-EXCHANGE-API not applicable", "stream values on kDLCPU"):
+            self.assertIn(line, proc.stdout)
+        rows = {l.split()[0]: l.split()[1] for l in proc.stdout.splitlines() if l.startswith(("PYP-", "PYC-"))}
+        self.assertEqual(rows["PYC-KEYWORDS"], "pass")
+        self.assertEqual(rows["PYC-ERROR-CLASS"], "pass")
+
+
+def fake_factory():
+    return [("fake cpu", FakeArray())]
+
+
+fake_factory.from_dlpack = good_from_dlpack
+
+if __name__ == "__main__":
+    unittest.main()
