@@ -542,7 +542,7 @@ def check_producer(target, results, log):
     check_exchange_api(by_type, results, log)
 
 
-def _check_byte_offset(results, info, copied, where):
+def _check_byte_offset(results, info, copied, where):  # PYP-BYTE-OFFSET
     """PYP-BYTE-OFFSET: element zero in data, byte_offset 0, on address devices (zero-copy)."""
     device_type = info["device"][0]
     if device_type in _HANDLE_DEVICES:
@@ -639,7 +639,7 @@ def check_exchange_api(by_type, results, log):
             log("  exchange API of %s: checked" % cls.__name__)
 
 
-def _exchange_table(published, where, results):
+def _exchange_table(published, where, results):  # PYP-EXCHANGE-API
     """The usable (major 1) table of a published capsule, or None after reporting why."""
     rule = "PYP-EXCHANGE-API"
     if type(published).__name__ != "PyCapsule":
@@ -680,7 +680,7 @@ def _exchange_table(published, where, results):
     return table
 
 
-def _exchange_calls(table, array, where, results):
+def _exchange_calls(table, array, where, results):  # PYP-EXCHANGE-CALLS (and the two below)
     rule = "PYP-EXCHANGE-CALLS"
     reference = None  # what __dlpack__ exports (versioned, else legacy), to compare with
     for kwargs in ({"max_version": (1, 3)}, {}):
@@ -813,6 +813,10 @@ PROBES = {
     "error-bad-copy": ("PYC-ERROR-CLASS", "copy='yes' (not a bool): TypeError"),
 }
 _PROBE_RULE = {kind: rule for kind, (rule, _what) in PROBES.items()}
+# Checked in probe_findings (one edge case each): PYC-NULL-STRIDES, PYC-NEGATIVE-STRIDES,
+# PYC-ZERO-SIZE, PYC-READ-ONLY, PYC-BYTE-OFFSET (addresses and values), PYC-PINNED-MANAGED;
+# PYC-DELETER-ONCE in EdgeProducer.audit, PYC-KEYWORDS in _probe_keywords, PYC-ERROR-CLASS in
+# _probe_error.
 
 # The tensor each kind exports: shape, strides (None: NULL), element zero's offset in elements,
 # whether that offset goes to byte_offset (else into data), device type, dtype code, flags.
@@ -1073,6 +1077,14 @@ def _values_ok(producer, got):
 def _probe_keywords(target):
     """PYC-KEYWORDS: from_dlpack(x, *, device=None, copy=None) on plain CPU producers."""
     rule, out, unsupported, own_device = "PYC-KEYWORDS", [], set(), None
+    first = EdgeProducer("plain")  # a plain import first: the device object the library uses
+    try:
+        own_device = getattr(target.from_dlpack(first), "device", None)
+    except Exception as e:  # noqa: BLE001 - reported by the other probes; here only the device
+        out.append((rule, "skipped", "from_dlpack(x) without keywords failed (%s), so its device "
+                    "object is unknown" % type(e).__name__))
+    gc.collect()
+    out.extend(first.audit(alive=False))
     cases = [("copy=None", {"copy": None}, "reuse"), ("copy=False", {"copy": False}, "share"),
              ("copy=True", {"copy": True}, "copy"), ("device=None", {"device": None}, "reuse"),
              ("device=<the import's .device>", None, "share")]
@@ -1097,8 +1109,6 @@ def _probe_keywords(target):
             gc.collect()
             out.extend(producer.audit(alive=False))
             continue
-        if own_device is None:
-            own_device = getattr(result, "device", None)
         try:
             got = _describe_import(result)
         except BufferError as e:
@@ -1146,6 +1156,19 @@ def _probe_error(kind, target):
     arg = object() if producer is None else producer
     kwargs = {"copy": "yes"} if kind == "error-bad-copy" else {}
     out = []
+    if kwargs:  # a TypeError only says something if copy=None itself is accepted
+        plain = EdgeProducer("plain")
+        try:
+            del_me = target.from_dlpack(plain, copy=None)
+            del del_me
+        except TypeError as e:
+            gc.collect()
+            return [(rule, "skipped", "%s: from_dlpack does not take copy= at all (%s; see PYC-KEYWORDS)"
+                     % (what, e))] + plain.audit(alive=False)
+        except Exception:  # noqa: BLE001 - copy=None is accepted; the import's fate is another probe's
+            pass
+        gc.collect()
+        out.extend(plain.audit(alive=False))
     try:
         result = target.from_dlpack(arg, **kwargs)
     except expected as e:
