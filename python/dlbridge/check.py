@@ -120,7 +120,7 @@ PY_RULES = [
     ("PYP-COPY", "violation", "copy=False never copies (BufferError when it must), copy=True copies (IS_COPIED when versioned)"),
     ("PYP-READ-ONLY", "violation", "read-only arrays: READ_ONLY flag when versioned; legacy export refused with BufferError"),
     ("PYP-ERROR-TYPE", "warning", "refusals raise BufferError (TypeError only for unknown arguments)"),
-    ("PYP-BYTE-OFFSET", "warning", "zero-copy exports put element zero in data with byte_offset 0 (address devices)"),
+    ("PYP-BYTE-OFFSET", "warning", "exports put element zero in data with byte_offset 0 (address devices)"),
     ("PYP-EXCHANGE-API", "violation", "__dlpack_c_exchange_api__ on the type: capsule name, a major-1 table in the prev_api chain, functions set"),
     ("PYP-EXCHANGE-CALLS", "violation", "the exchange API's functions called on the type's own array agree with __dlpack__"),
     ("PYC-MAX-VERSION", "warning", "from_dlpack calls __dlpack__ with max_version (DLPack >= 1.0 consumers)"),
@@ -543,7 +543,7 @@ def check_producer(target, results, log):
 
 
 def _check_byte_offset(results, info, copied, where):  # PYP-BYTE-OFFSET
-    """PYP-BYTE-OFFSET: element zero in data, byte_offset 0, on address devices (zero-copy)."""
+    """Element zero in data, byte_offset 0, on address devices (copies too)."""
     device_type = info["device"][0]
     if device_type in _HANDLE_DEVICES:
         results.add("PYP-BYTE-OFFSET", "not applicable",
