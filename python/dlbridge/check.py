@@ -710,11 +710,10 @@ def _exchange_calls(table, array, where, results):  # PYP-EXCHANGE-CALLS (and th
                         % (where, "; ".join(f[2] for f in findings if f[1] == "violation")))
         else:
             got = _read_capsule(view)
-            if reference is not None and (got["data"] + got["byte_offset"] != reference["data"] + reference["byte_offset"]
-                                          or got["shape"] != reference["shape"]):
+            mine, theirs = (got["data"] + got["byte_offset"], got["shape"]), _first_element(reference)
+            if theirs is not None and mine != theirs:
                 results.add(rule, "warning", "%s: managed_tensor_from_py_object_no_sync describes %#x %r, "
-                            "__dlpack__ %#x %r" % (where, got["data"] + got["byte_offset"], got["shape"],
-                                                   reference["data"] + reference["byte_offset"], reference["shape"]))
+                            "__dlpack__ %#x %r" % ((where,) + mine + theirs))
             else:
                 results.add(rule, "pass", "%s: managed_tensor_from_py_object_no_sync gave version %r, shape %r"
                             % (where, got["version"], got["shape"]))
@@ -723,6 +722,11 @@ def _exchange_calls(table, array, where, results):  # PYP-EXCHANGE-CALLS (and th
             out.contents.deleter(managed)
         _exchange_view(table, array, where, results, reference)
     _exchange_stream_and_allocator(table, array, where, results)
+
+
+def _first_element(info):
+    """(element zero's address, shape) of a read capsule, or None."""
+    return None if info is None else (info["data"] + info["byte_offset"], info["shape"])
 
 
 def _exchange_view(table, array, where, results, reference):
@@ -739,11 +743,10 @@ def _exchange_view(table, array, where, results, reference):
         results.add(rule, "violation", "%s: dltensor_from_py_object_no_sync returned %d without an exception" % (where, rc))
         return
     shape = tuple(view.shape[i] for i in range(view.ndim)) if 0 < view.ndim <= 64 and view.shape else ()
-    if reference is not None and ((view.data or 0) + view.byte_offset != reference["data"] + reference["byte_offset"]
-                                  or shape != reference["shape"]):
+    mine, theirs = ((view.data or 0) + view.byte_offset, shape), _first_element(reference)
+    if theirs is not None and mine != theirs:
         results.add(rule, "warning", "%s: dltensor_from_py_object_no_sync describes %#x %r, __dlpack__ %#x %r"
-                    % (where, (view.data or 0) + view.byte_offset, shape,
-                       reference["data"] + reference["byte_offset"], reference["shape"]))
+                    % ((where,) + mine + theirs))
     else:
         results.add(rule, "pass", "%s: dltensor_from_py_object_no_sync agrees with __dlpack__" % where)
 

@@ -1,8 +1,9 @@
 """`python3 -m dlbridge.check` against fake targets (spec/conformance.md, PYP-*/PYC-*): for each
 probe, a deliberately non-conforming producer or consumer that the probe must report and a
 conforming one that it must pass. Producers are small Python classes returning hand-built
-capsules; consumers are from_dlpack functions written here (the conforming one delegates the
-import itself to dlbridge.from_dlpack). Everything runs in this process (isolate=False)."""
+capsules; consumers are from_dlpack functions written here over a minimal float32 importer
+(`Imported`, independent of dlbridge's own from_dlpack). Everything runs in this process
+(isolate=False) but the last test, which runs the command."""
 import ctypes
 import gc
 import os
@@ -15,7 +16,7 @@ from dlbridge import check
 from dlbridge.dlpack_ctypes import (CURRENT_STREAM, FROM_PYOBJECT, DLPackExchangeAPI,
                                     DLPackExchangeAPIHeader)
 from support import (DELETER, NAMES, DLManagedTensor, DLManagedTensorVersioned, address_of,
-                     c_int64_p, capsule_pointer, make_capsule)
+                     c_int64_p, capsule_name, capsule_pointer, make_capsule)
 
 _api = ctypes.pythonapi
 _api.PyCapsule_SetName.restype = ctypes.c_int
@@ -209,6 +210,33 @@ class ExchangeProbes(unittest.TestCase):
 # Consumers
 
 _KNOWN_CODES = (0, 1, 2, 4, 5, 6)
+_USED = {"dltensor": b"used_dltensor", "dltensor_versioned": b"used_dltensor_versioned"}
+
+
+class Imported:
+    """A minimal consumer's import of a float32 capsule: renames it, describes the data through
+    __array_interface__ (element zero at data + byte_offset) and runs the deleter once when
+    dropped."""
+
+    def __init__(self, capsule, ignore_byte_offset=False):
+        name = capsule_name(capsule)
+        address = capsule_pointer(capsule, name)
+        versioned = name == "dltensor_versioned"
+        m = (DLManagedTensorVersioned if versioned else DLManagedTensor).from_address(address)
+        _api.PyCapsule_SetName(capsule, ctypes.cast(NAMES[_USED[name]], ctypes.c_void_p))
+        self._managed, self._address = m, address
+        t = m.dl_tensor
+        shape = tuple(t.shape[i] for i in range(t.ndim))
+        strides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else check._contiguous(shape)
+        data = (t.data or 0) + (0 if ignore_byte_offset else t.byte_offset)
+        self.readonly = versioned and bool(m.flags & dlbridge.FLAG_READ_ONLY)
+        self.device = "cpu"
+        self.__array_interface__ = {"shape": shape, "typestr": "<f4", "version": 3,
+                                    "strides": tuple(4 * s for s in strides), "data": (data, self.readonly)}
+
+    def __del__(self):
+        if self._managed.deleter:
+            self._managed.deleter(self._address)
 
 
 def good_from_dlpack(x, *, device=None, copy=None):
@@ -230,11 +258,11 @@ def good_from_dlpack(x, *, device=None, copy=None):
         raise BufferError("unknown dtype code %d" % info["dtype"][0])
     if info["device"][0] not in (1, 3, 13):
         raise BufferError("device type %d is not reachable from the CPU" % info["device"][0])
-    return dlbridge.from_dlpack(capsule)
+    return Imported(capsule)
 
 
 def legacy_from_dlpack(x):
-    return dlbridge.from_dlpack(x.__dlpack__())
+    return Imported(x.__dlpack__())
 
 
 def always_copies(x, *, device=None, copy=None):
@@ -261,9 +289,7 @@ def managed_of(capsule):
 
 
 def ignores_byte_offset(x, **_kwargs):
-    capsule = x.__dlpack__(max_version=(1, 3))
-    managed_of(capsule).dl_tensor.byte_offset = 0  # what a consumer reading only `data` sees
-    return dlbridge.from_dlpack(capsule)
+    return Imported(x.__dlpack__(max_version=(1, 3)), ignore_byte_offset=True)
 
 
 def refuses_pinned(x, **kwargs):
@@ -276,12 +302,16 @@ def copies_pinned(x, **_kwargs):
     return good_from_dlpack(x, copy=True)
 
 
+class Zeros:
+    def __init__(self):
+        self.values = (ctypes.c_float * 6)()
+        self.__array_interface__ = {"shape": (2, 3), "typestr": "<f4", "version": 3, "strides": None,
+                                    "data": (address_of(self.values), False)}
+
+
 def zeros_instead(x, **_kwargs):
-    good_from_dlpack(x)  # imports and drops: the right shape, but the values are zeros
-    values = (ctypes.c_float * 6)()
-    md = dlbridge.MemoryDescriptor(address_of(values), 24, "host")
-    md.SetOwner(values)
-    return dlbridge.Tensor(md, "float32", (2, 3))
+    good_from_dlpack(x)  # imports and drops it: the right shape, but the values are zeros
+    return Zeros()
 
 
 def never_deletes(x, **_kwargs):
