@@ -24,9 +24,9 @@ _api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_void_p]
 
 
 class FakeTarget(check.Target):
-    def __init__(self, arrays=(), from_dlpack=None):
+    def __init__(self, arrays=(), from_dlpack=None, has_read_only=False):
         self.name, self.version = "fake", "0"
-        self.arrays, self.from_dlpack = list(arrays), from_dlpack
+        self.arrays, self.from_dlpack, self.has_read_only = list(arrays), from_dlpack, has_read_only
 
     def matrix(self):
         return iter(self.arrays)
@@ -34,8 +34,9 @@ class FakeTarget(check.Target):
 
 def producer_results(*arrays):
     results = check.Results(list(dlbridge._checker_rules()) + list(check.PY_RULES))
-    check.check_producer(FakeTarget([("array %d" % i, a) for i, a in enumerate(arrays)]), results,
-                         lambda _msg: None)
+    target = FakeTarget([("array %d" % i, a) for i, a in enumerate(arrays)],
+                        has_read_only=any(getattr(a, "readonly", False) for a in arrays))
+    check.check_producer(target, results, lambda _msg: None)
     return results
 
 
@@ -53,9 +54,10 @@ class FakeArray:
     that forget IS_COPIED."""
 
     def __init__(self, device=(1, 0), streams=lambda s: s is None, in_byte_offset=False,
-                 copy_flag=True):
+                 copy_flag=True, readonly=False, read_only_flag=True):
         self.device, self.streams = device, streams
         self.in_byte_offset, self.copy_flag = in_byte_offset, copy_flag
+        self.readonly, self.read_only_flag = readonly, read_only_flag
         self.buffer = (ctypes.c_float * 16)(*range(16))
         self.shape = (ctypes.c_int64 * 2)(2, 3)
         self.strides = (ctypes.c_int64 * 2)(3, 1)
@@ -75,7 +77,11 @@ class FakeArray:
             copied = (ctypes.c_float * 16)(*self.buffer)
             self.keep.append(copied)
             base, flags = address_of(copied), dlbridge.FLAG_IS_COPIED if self.copy_flag else 0
-        versioned = max_version is not None and max_version[0] >= 1
+        versioned = self.versioned(max_version)
+        if self.readonly and not copy:
+            if not versioned and self.read_only_flag:
+                raise BufferError("a read-only array cannot be exported as a legacy tensor")
+            flags |= dlbridge.FLAG_READ_ONLY if self.read_only_flag else 0
         m = DLManagedTensorVersioned() if versioned else DLManagedTensor()
         if versioned:
             m.version.major, m.version.minor, m.flags = 1, 3, flags
@@ -87,6 +93,9 @@ class FakeArray:
         m.deleter = self.deleter
         self.keep.append(m)
         return make_capsule(ctypes.addressof(m), b"dltensor_versioned" if versioned else b"dltensor")
+
+    def versioned(self, max_version):
+        return max_version is not None and max_version[0] >= 1
 
 
 def worst(results, rule):
@@ -128,6 +137,92 @@ class ProducerProbes(unittest.TestCase):
         results = producer_results(FakeArray(copy_flag=False))
         self.assertEqual(worst(results, "PYP-COPY"), "violation")
         self.assertIn("without IS_COPIED", results.example["PYP-COPY"])
+
+
+class AlwaysVersioned(FakeArray):
+    def versioned(self, max_version):
+        return True
+
+
+class NeverVersioned(FakeArray):
+    def versioned(self, max_version):
+        return False
+
+
+class ClaimsCuda(FakeArray):
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+class NotATuple(FakeArray):
+    def __dlpack_device__(self):
+        return "cpu"
+
+
+class ReturnsBytes(FakeArray):
+    def __dlpack__(self, **kwargs):
+        return b"not a capsule"
+
+
+class NoStream(FakeArray):
+    def __dlpack__(self, *, max_version=None, dl_device=None, copy=None):
+        return super().__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
+
+
+class Legacy(FakeArray):
+    def __dlpack__(self, stream=None):
+        return super().__dlpack__(stream=stream)
+
+
+class IgnoresDevice(FakeArray):
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        return super().__dlpack__(stream=stream, max_version=max_version, copy=copy)
+
+
+class RuntimeErrors(FakeArray):
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if dl_device is not None or max_version is None:
+            raise RuntimeError("not supported")
+        return super().__dlpack__(stream=stream, max_version=max_version, copy=copy)
+
+
+class ProtocolProbes(unittest.TestCase):
+    """The rules the command had before (PYP-*): one conforming fake, one that breaks each."""
+
+    def check(self, rule, good, bad, status, why):
+        self.assertEqual(worst(producer_results(good), rule), "pass")
+        results = producer_results(bad)
+        self.assertEqual(worst(results, rule), status)
+        self.assertIn(why, results.example[rule])
+
+    def test_pypdlpackdevice_matches_the_capsule(self):
+        self.check("PYP-DLPACK-DEVICE", FakeArray(), ClaimsCuda(), "violation", "capsule device (1, 0)")
+        self.check("PYP-DLPACK-DEVICE", FakeArray(), NotATuple(), "violation", "__dlpack_device__() is")
+
+    def test_pypcapsulename_legacy_without_max_version(self):
+        self.check("PYP-CAPSULE-NAME", FakeArray(), AlwaysVersioned(), "violation", "reads legacy")
+        self.check("PYP-CAPSULE-NAME", FakeArray(), ReturnsBytes(), "violation", "returned b'not a capsule'")
+
+    def test_pypstream_stream_none_is_accepted(self):
+        self.check("PYP-STREAM", FakeArray(), NoStream(), "violation", "raised TypeError")
+        self.assertEqual(worst(producer_results(NoStream()), "PYP-STREAM-VALUES"), "skipped")
+
+    def test_pypmaxversion_the_keyword_is_accepted(self):
+        self.check("PYP-MAX-VERSION", FakeArray(), Legacy(), "violation", "max_version=None) raised TypeError")
+
+    def test_pypversioned_max_version_gets_a_versioned_capsule(self):
+        self.check("PYP-VERSIONED", FakeArray(), NeverVersioned(), "warning", "gave 'dltensor'")
+
+    def test_pypdldevice_another_device_raises_buffer_error(self):
+        self.check("PYP-DL-DEVICE", FakeArray(), IgnoresDevice(), "violation", "instead of raising BufferError")
+        self.check("PYP-DL-DEVICE", FakeArray(), RuntimeErrors(), "violation", "RuntimeError, not BufferError")
+
+    def test_pypreadonly_flagged_or_refused(self):
+        self.check("PYP-READ-ONLY", FakeArray(readonly=True), FakeArray(readonly=True, read_only_flag=False),
+                   "violation", "exported as a writable legacy tensor")
+
+    def test_pyperrortype_refusals_are_buffer_errors(self):
+        self.check("PYP-ERROR-TYPE", FakeArray(), RuntimeErrors(), "warning", "raised RuntimeError")
 
 
 def host_tensor(cls=dlbridge.Tensor):
@@ -218,18 +313,25 @@ class Imported:
     __array_interface__ (element zero at data + byte_offset) and runs the deleter once when
     dropped."""
 
-    def __init__(self, capsule, ignore_byte_offset=False):
+    def __init__(self, capsule, ignore_byte_offset=False, null_strides_fortran=False, abs_strides=False,
+                 drop_zero_extents=False, ignore_read_only=False, rename=True):
         name = capsule_name(capsule)
         address = capsule_pointer(capsule, name)
         versioned = name == "dltensor_versioned"
         m = (DLManagedTensorVersioned if versioned else DLManagedTensor).from_address(address)
-        _api.PyCapsule_SetName(capsule, ctypes.cast(NAMES[_USED[name]], ctypes.c_void_p))
+        if rename:
+            _api.PyCapsule_SetName(capsule, ctypes.cast(NAMES[_USED[name]], ctypes.c_void_p))
         self._managed, self._address = m, address
         t = m.dl_tensor
         shape = tuple(t.shape[i] for i in range(t.ndim))
-        strides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else check._contiguous(shape)
+        if t.strides:
+            strides = tuple(abs(t.strides[i]) if abs_strides else t.strides[i] for i in range(t.ndim))
+        else:
+            strides = check._contiguous(shape[::-1])[::-1] if null_strides_fortran else check._contiguous(shape)
+        if drop_zero_extents and 0 in shape:
+            shape, strides = (0,), (1,)
         data = (t.data or 0) + (0 if ignore_byte_offset else t.byte_offset)
-        self.readonly = versioned and bool(m.flags & dlbridge.FLAG_READ_ONLY)
+        self.readonly = versioned and bool(m.flags & dlbridge.FLAG_READ_ONLY) and not ignore_read_only
         self.device = "cpu"
         self.__array_interface__ = {"shape": shape, "typestr": "<f4", "version": 3,
                                     "strides": tuple(4 * s for s in strides), "data": (data, self.readonly)}
@@ -263,6 +365,13 @@ def good_from_dlpack(x, *, device=None, copy=None):
 
 def legacy_from_dlpack(x):
     return Imported(x.__dlpack__())
+
+
+def broken(**knobs):
+    """A consumer asking for a versioned capsule and importing it with one knob wrong."""
+    def from_dlpack(x, **_kwargs):
+        return Imported(x.__dlpack__(max_version=(1, 3)), **knobs)
+    return from_dlpack
 
 
 def always_copies(x, *, device=None, copy=None):
@@ -383,6 +492,39 @@ class ConsumerProbes(unittest.TestCase):
                 results = consumer_results(fn, kind)
                 self.assertEqual(worst(results, "PYC-DELETER-ONCE"), "violation")
                 self.assertIn(why, results.example["PYC-DELETER-ONCE"])
+
+
+class EdgeCaseProbes(unittest.TestCase):
+    """The consumer rules the command had before (PYC-*): a conforming consumer passes each
+    edge case, one with the matching mistake is reported."""
+
+    def check(self, rule, kind, bad, status, why):
+        self.assertEqual(worst(consumer_results(good_from_dlpack, kind), rule), "pass")
+        results = consumer_results(bad, kind)
+        self.assertEqual(worst(results, rule), status)
+        self.assertIn(why, results.example[rule])
+
+    def test_pycmaxversion_the_consumer_passes_max_version(self):
+        self.check("PYC-MAX-VERSION", "byte-offset", legacy_from_dlpack, "warning", "called with [{}]")
+
+    def test_pycnullstrides_legacy_null_strides_are_c_contiguous(self):
+        self.check("PYC-NULL-STRIDES", "null-strides-legacy", broken(null_strides_fortran=True),
+                   "violation", "strides (1, 3), expected (4, 1)")
+
+    def test_pycnegativestrides_imported_as_they_are(self):
+        self.check("PYC-NEGATIVE-STRIDES", "negative-strides", broken(abs_strides=True),
+                   "violation", "strides (4, 1), expected (-4, -1)")
+
+    def test_pyczerosize_null_data_keeps_its_shape(self):
+        self.check("PYC-ZERO-SIZE", "zero-size-null-data", broken(drop_zero_extents=True),
+                   "violation", "shape (0,), expected (2, 0, 3)")
+
+    def test_pycreadonly_not_imported_writable(self):
+        self.check("PYC-READ-ONLY", "read-only-versioned", broken(ignore_read_only=True),
+                   "violation", "as writable shared memory")
+
+    def test_pycrename_consumed_capsules_are_renamed(self):
+        self.check("PYC-RENAME", "byte-offset", broken(rename=False), "violation", "capsule names after import")
 
 
 class Command(unittest.TestCase):
