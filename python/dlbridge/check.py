@@ -249,6 +249,11 @@ class Target:
     def matrix(self):
         raise NotImplementedError
 
+    def device_samples(self):
+        """(label, array) on devices the matrix lacks, for the stream probes only (their
+        exports must not touch the memory, so no device is needed)."""
+        return iter(())
+
 
 class NumpyTarget(Target):
     def __init__(self):
@@ -320,6 +325,13 @@ class DlbridgeTarget(Target):
                     t = dlbridge.Tensor(md, dtype, shape, strides=strides, byte_offset=offset * item,
                                         flags=FLAG_READ_ONLY if read_only else 0)
                     yield "%s %s%s" % (dtype, label, " read-only" if read_only else ""), t
+
+    def device_samples(self):
+        # Exports only describe device memory, so made-up device addresses are enough here.
+        for kind, device in (("cuda", (KDLCUDA, 0)), ("hip", (KDLROCM, 0))):
+            md = dlbridge.MemoryDescriptor(0x100000, 16, kind)
+            md.SetOwner(self)
+            yield "float32 (4,) %s" % kind, dlbridge.Tensor(md, "float32", (4,), device=device)
 
 
 class FactoryTarget(Target):
@@ -536,6 +548,8 @@ def check_producer(target, results, log):
     for key, message in unsupported.items():
         log("  %s is not accepted: %s" % (key, message))
     devices = ", ".join(_device_name(d) for d in sorted(by_device)) or "none"
+    for label, array in target.device_samples():
+        by_device.setdefault(tuple(array.__dlpack_device__())[0], (label + " (stream probes only)", array))
     results.cover("producer (PYP-*)", "%d arrays (types: %s; devices: %s), %d __dlpack__ calls"
                   % (arrays, ", ".join(sorted({t.__name__ for t in by_type})) or "none", devices, calls))
     check_streams(by_device, "stream" in unsupported, results)
