@@ -33,3 +33,34 @@ class DLManagedTensor(ctypes.Structure):
 class DLManagedTensorVersioned(ctypes.Structure):
     _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
                 ("deleter", DELETER), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+
+# The DLPack 1.3 C exchange API (`__dlpack_c_exchange_api__`). The PYFUNCTYPE prototypes keep
+# the GIL held during the call and raise the Python exception a function sets on failure.
+class DLPackExchangeAPIHeader(ctypes.Structure):
+    pass
+
+
+DLPackExchangeAPIHeader._fields_ = [("version", DLPackVersion),
+                                    ("prev_api", ctypes.POINTER(DLPackExchangeAPIHeader))]
+
+SET_ERROR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)
+ALLOCATOR = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.POINTER(DLTensor),
+                              ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned)),
+                              ctypes.c_void_p, SET_ERROR)
+FROM_PYOBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
+                                  ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned)))
+TO_PYOBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.POINTER(DLManagedTensorVersioned),
+                                ctypes.POINTER(ctypes.c_void_p))
+DLTENSOR_FROM_PYOBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))
+CURRENT_STREAM = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int32,
+                                   ctypes.POINTER(ctypes.c_void_p))
+
+
+class DLPackExchangeAPI(ctypes.Structure):
+    _fields_ = [("header", DLPackExchangeAPIHeader),
+                ("managed_tensor_allocator", ALLOCATOR),
+                ("managed_tensor_from_py_object_no_sync", FROM_PYOBJECT),
+                ("managed_tensor_to_py_object_no_sync", TO_PYOBJECT),
+                ("dltensor_from_py_object_no_sync", DLTENSOR_FROM_PYOBJECT),
+                ("current_work_stream", CURRENT_STREAM)]
