@@ -18,6 +18,7 @@
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
 #include "dlbridge/to_dlpack.h"
+#include "callback_internal.h"
 #include "error_internal.h"
 #include "ledger_internal.h"
 
@@ -68,11 +69,11 @@ struct ExportBlock {
     const auto deallocate = block->deallocate;
     block->~ExportBlock();
     if (deallocate != nullptr) {  // frees the block, then drops the keep-alive
-      deallocate(block, KeepAlive{release, context});
+      CallDeallocate(deallocate, block, KeepAlive{release, context});
       return;
     }
     std::free(block);
-    if (release != nullptr) release(context);
+    if (release != nullptr) CallRelease(release, context);
   }
 };
 
@@ -93,7 +94,7 @@ void* AllocateExport(const char* where, int32_t ndim, const ExportAllocator& all
   if (memory == nullptr) FailExportBlock(where, "allocate");
   if (!LedgerExportCreated(memory)) {  // ledger builds only; always true otherwise
     if (allocator.deallocate != nullptr) {
-      allocator.deallocate(memory, KeepAlive{});
+      CallDeallocate(allocator.deallocate, memory, KeepAlive{});
     } else {
       std::free(memory);
     }
