@@ -72,7 +72,7 @@ struct ExportBlock {
       CallDeallocate(deallocate, block, KeepAlive{release, context});
       return;
     }
-    std::free(block);
+    LedgerFreeExport(block);  // std::free; ledger builds keep it a while (see LED-6)
     if (release != nullptr) CallRelease(release, context);
   }
 };

@@ -5,11 +5,14 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <mutex>
 #include <new>
 #include <unordered_set>
 #include <vector>
 
+#include "dlbridge/callbacks.h"
 #include "ledger_internal.h"
 
 namespace dlbridge {
@@ -18,6 +21,7 @@ namespace dlbridge {
 namespace {
 
 constexpr size_t kMaxReports = 1024;
+constexpr size_t kQuarantine = 256;  // freed export blocks kept allocated (LED-6)
 
 std::atomic<int64_t> g_holds{0};
 std::atomic<int64_t> g_exports{0};
@@ -25,7 +29,9 @@ std::atomic<int64_t> g_double_deletes{0};
 
 struct LedgerState {
   std::mutex mutex;
-  std::unordered_set<uintptr_t> live;  // export blocks whose deleter has not run
+  std::unordered_set<uintptr_t> live;         // export blocks whose deleter has not run
+  std::unordered_set<uintptr_t> quarantined;  // deleted blocks not yet freed, and
+  std::deque<void*> quarantine_order;         // the same, oldest first
   std::vector<DoubleDeleteReport> reports;
 };
 
@@ -60,6 +66,7 @@ bool LedgerExportCreated(const void* block) noexcept {
 bool LedgerExportDeleting(const void* block, bool legacy) noexcept {
   LedgerState& state = State();
   const uintptr_t key = reinterpret_cast<uintptr_t>(block);
+  bool freedBefore = false;
   {
     std::lock_guard<std::mutex> lock(state.mutex);
     // THR-7: one erase under the lock, so of two racing calls exactly one frees the export.
@@ -68,9 +75,11 @@ bool LedgerExportDeleting(const void* block, bool legacy) noexcept {
       return true;
     }
     // LED-4: a second call (or one on a block that was never ours) is reported and ignored.
+    // LED-6: a quarantined block is one whose deleter already ran.
+    freedBefore = state.quarantined.count(key) == 1;
     if (state.reports.size() < kMaxReports) {
       try {
-        state.reports.push_back(DoubleDeleteReport{key, legacy});
+        state.reports.push_back(DoubleDeleteReport{key, legacy, freedBefore});
       } catch (...) {  // std::bad_alloc: the count below still records it
       }
     }
@@ -78,9 +87,38 @@ bool LedgerExportDeleting(const void* block, bool legacy) noexcept {
   }
   std::fprintf(stderr,
                "dlbridge ledger: %s deleter called on %p, which is not a live dlbridge export "
-               "(deleted twice?); ignored\n",
-               legacy ? "DLManagedTensor" : "DLManagedTensorVersioned", block);
+               "(%s); ignored\n",
+               legacy ? "DLManagedTensor" : "DLManagedTensorVersioned", block,
+               freedBefore ? "its deleter already ran: deleted twice"
+                           : "deleted twice long ago, or never a dlbridge export");
   return false;
+}
+
+// LED-6: the block stays allocated, its bytes unchanged, until kQuarantine newer ones came.
+// While it is here no new export can get its address, so its second deleter call is known.
+void LedgerFreeExport(void* block) noexcept {
+  LedgerState& state = State();
+  void* evicted = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    try {
+      state.quarantined.insert(reinterpret_cast<uintptr_t>(block));
+      try {
+        state.quarantine_order.push_back(block);
+      } catch (...) {
+        state.quarantined.erase(reinterpret_cast<uintptr_t>(block));
+        throw;
+      }
+    } catch (...) {  // std::bad_alloc: no quarantine for this one
+      evicted = block;
+    }
+    if (evicted == nullptr && state.quarantine_order.size() > kQuarantine) {
+      evicted = state.quarantine_order.front();
+      state.quarantine_order.pop_front();
+      state.quarantined.erase(reinterpret_cast<uintptr_t>(evicted));
+    }
+  }
+  std::free(evicted);
 }
 
 }  // namespace detail
@@ -92,6 +130,7 @@ LedgerCounts GetLedgerCounts() noexcept {
   counts.descriptor_holds = g_holds.load(std::memory_order_relaxed);
   counts.exports = g_exports.load(std::memory_order_relaxed);
   counts.double_deletes = g_double_deletes.load(std::memory_order_relaxed);
+  counts.callback_exceptions = CallbackExceptionCount();
   return counts;
 }
 
