@@ -186,8 +186,10 @@ inline void CheckExportedInside(const DLTensor& t, const dlbridge::TensorLayout&
     FUZZ_CHECK(t.data == nullptr && t.byte_offset == 0);
     return;
   }
-  FUZZ_CHECK(reinterpret_cast<intptr_t>(t.data) == pointer);
-  const i128 start = i128{pointer} + t.byte_offset + span.low;
+  // Element zero is where the layout puts it, however data and byte_offset split it.
+  const i128 zero = i128{reinterpret_cast<intptr_t>(t.data)} + t.byte_offset;
+  FUZZ_CHECK(zero == i128{pointer} + layout.ByteOffset());
+  const i128 start = zero + span.low;
   const i128 end = start + span.bytes;
   FUZZ_CHECK(start >= pointer);
   FUZZ_CHECK(end <= i128{pointer} + size);
