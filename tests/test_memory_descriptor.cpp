@@ -10,6 +10,7 @@
 #include "counting.h"
 #include "dlbridge/callbacks.h"
 #include "dlbridge/dlbridge_c.h"
+#include "dlbridge/ledger.h"
 #include "dlbridge/memory_descriptor.h"
 
 using dlbridge::ErrorCode;
@@ -453,5 +454,8 @@ TEST_CASE("LT-7 a throwing release or deleter counts as run, once; nothing escap
     m->deleter(m);
     CHECK(t.calls == 2);
     CHECK(swallowed.Added() == 4);
+  }
+  if (dlbridge::LedgerEnabled()) {  // the ledger reports the same count
+    CHECK(dlbridge::GetLedgerCounts().callback_exceptions == dlbridge::CallbackExceptionCount());
   }
 }

@@ -330,14 +330,16 @@ void Import(Input& in, unsigned char* buffer, size_t allocation) {
   layout.struct_size = in.Bit() ? sizeof(dlb_layout) : in.Byte();
   dlb_layout* layoutArg = in.Bit() ? &layout : nullptr;
   int rc = 0;
+  // Both outlive the imported descriptor, whose release reads them.
+  DLManagedTensor legacyTensor{};
+  DLManagedTensorVersioned versionedTensor{};
   if (legacy) {
-    DLManagedTensor m{};
-    m.dl_tensor = t;
-    m.manager_ctx = &deletes;
-    m.deleter = nullDeleter ? nullptr : &DeleteLegacy;
-    rc = dlb_from_dlpack(&m, options, nullOut ? nullptr : &out, layoutArg);
+    legacyTensor.dl_tensor = t;
+    legacyTensor.manager_ctx = &deletes;
+    legacyTensor.deleter = nullDeleter ? nullptr : &DeleteLegacy;
+    rc = dlb_from_dlpack(&legacyTensor, options, nullOut ? nullptr : &out, layoutArg);
   } else {
-    DLManagedTensorVersioned m{};
+    DLManagedTensorVersioned& m = versionedTensor;
     m.version.major = in.Byte() < 240 ? 1 : in.Byte();
     m.version.minor = in.Byte() % (DLPACK_MINOR_VERSION + 2);
     const uint8_t flagSelector = in.Byte();
