@@ -13,12 +13,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "callback_internal.h"
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/export_plan.h"
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
 #include "dlbridge/to_dlpack.h"
-#include "callback_internal.h"
 #include "error_internal.h"
 #include "ledger_internal.h"
 

@@ -167,8 +167,8 @@ TEST_CASE("HC-1 AllocateHostTensor: C-contiguous host memory freed by its releas
                     "take more than INT64_MAX bytes; the shape or dtype.lanes is too large");
     // The largest packed uint1 tensor int64 can count is sized exactly, not overflowed.
     const int64_t most[] = {std::numeric_limits<int64_t>::max()};
-    CHECK_DLB_ERROR(dlbridge::AllocateHostTensor({kDLUInt, 1, 1}, 1, most),
-                    ErrorCode::kOutOfMemory, "could not allocate 1152921504606846976 bytes");
+    CHECK_DLB_ERROR(dlbridge::AllocateHostTensor({kDLUInt, 1, 1}, 1, most), ErrorCode::kOutOfMemory,
+                    "could not allocate 1152921504606846976 bytes");
     const int64_t lanes[] = {int64_t{1} << 50};
     CHECK_DLB_ERROR(dlbridge::AllocateHostTensor({kDLInt, 8, 65535}, 1, lanes),
                     ErrorCode::kOverflow, "(524280 bits each) take more than INT64_MAX bytes");

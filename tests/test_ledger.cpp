@@ -138,8 +138,9 @@ TEST_CASE_TEMPLATE("LED-4 a second deleter call on a dlbridge export is reported
   CHECK(dlbridge::GetDoubleDeleteReports().empty());
 }
 
-TEST_CASE_TEMPLATE("LED-6 the common m->deleter(m); m->deleter(m) is caught: deleted blocks are quarantined",
-                   M, DLManagedTensorVersioned, DLManagedTensor) {
+TEST_CASE_TEMPLATE(
+    "LED-6 the common m->deleter(m); m->deleter(m) is caught: deleted blocks are quarantined", M,
+    DLManagedTensorVersioned, DLManagedTensor) {
   if (!LedgerEnabled()) {
     MESSAGE("DLBRIDGE_LEDGER is off in this build: a second call would be a double free");
     return;

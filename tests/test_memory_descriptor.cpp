@@ -160,8 +160,7 @@ TEST_CASE("MD-7 a moved-from descriptor is empty: pointer 0, size 0, host, data,
     // Re-armed so only the bounds decide: 16 bytes of layout over 0 described bytes.
     ReleaseCounter other;
     source.descriptor.SetRelease(&ReleaseCounter::Release, &other);
-    CHECK_DLB_ERROR(dlbridge::ToDLPackVersioned(std::move(source)), ErrorCode::kOutOfBounds,
-                    "");
+    CHECK_DLB_ERROR(dlbridge::ToDLPackVersioned(std::move(source)), ErrorCode::kOutOfBounds, "");
     CHECK(source.descriptor.HasOwnership());  // EXP-11: the failed export kept the hold
     CHECK(other.calls == 0);
     CHECK(c.calls == 0);  // nothing of the moved hold was released

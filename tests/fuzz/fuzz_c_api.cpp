@@ -24,9 +24,9 @@ using dlbfuzz::Input;
 constexpr const char* kSpaces[] = {"host", "cuda", "hip", "level_zero", "metal", "gpu", nullptr};
 constexpr const char* kRoles[] = {"data", "offsets", "", nullptr};
 constexpr int32_t kDeviceTypes[] = {0, 1, 2, 3, 10, 11, 13, 14, 8, 4, 7, 42, -1};
-constexpr DLDataType kDtypes[] = {{0, 8, 1},  {0, 32, 1}, {1, 16, 1}, {2, 32, 1}, {2, 64, 1},
-                                  {4, 16, 1}, {5, 128, 1}, {6, 8, 1}, {0, 4, 1}, {1, 1, 1},
-                                  {1, 2, 3},  {17, 4, 1}, {15, 6, 5}, {2, 32, 4}, {2, 32, 0},
+constexpr DLDataType kDtypes[] = {{0, 8, 1},  {0, 32, 1},  {1, 16, 1}, {2, 32, 1}, {2, 64, 1},
+                                  {4, 16, 1}, {5, 128, 1}, {6, 8, 1},  {0, 4, 1},  {1, 1, 1},
+                                  {1, 2, 3},  {17, 4, 1},  {15, 6, 5}, {2, 32, 4}, {2, 32, 0},
                                   {0, 3, 1},  {99, 8, 1}};
 
 // The model of the descriptor's hold: `held` is whether the counting release is installed.
@@ -86,8 +86,8 @@ void Operate(Input& in, dlb_descriptor* d, const unsigned char* buffer, size_t a
   switch (in.Byte() % 11) {
     case 0: {
       const int64_t pointer = PickPointer(in, buffer);
-      const int64_t size = in.Byte() < 200 ? static_cast<int64_t>(allocation) - in.Byte() % 8
-                                           : in.Int64();
+      const int64_t size =
+          in.Byte() < 200 ? static_cast<int64_t>(allocation) - in.Byte() % 8 : in.Int64();
       const char* space = kSpaces[in.Byte() % 7];
       rc = dlb_descriptor_set(d, pointer, size, space, kRoles[in.Byte() % 4]);
       break;
@@ -100,8 +100,8 @@ void Operate(Input& in, dlb_descriptor* d, const unsigned char* buffer, size_t a
       rc = in.Bit() ? dlb_descriptor_set_release(d, &dlbfuzz::ReleaseCount::Release, &releases)
                     : dlb_descriptor_set_release_address(
                           d,
-                          static_cast<int64_t>(reinterpret_cast<intptr_t>(
-                              &dlbfuzz::ReleaseCount::Release)),
+                          static_cast<int64_t>(
+                              reinterpret_cast<intptr_t>(&dlbfuzz::ReleaseCount::Release)),
                           static_cast<int64_t>(reinterpret_cast<intptr_t>(&releases)));
       FUZZ_CHECK(rc == DLB_OK);
       model.held = true;
@@ -133,8 +133,8 @@ void Operate(Input& in, dlb_descriptor* d, const unsigned char* buffer, size_t a
     }
     case 8: {  // NULL handles: an error status, nothing touched
       FUZZ_CHECK(dlb_descriptor_set(nullptr, 0, 0, "host", "data") == DLB_ERR_INVALID_ARGUMENT);
-      FUZZ_CHECK(dlb_descriptor_set_release(nullptr, &dlbfuzz::ReleaseCount::Release,
-                                            &releases) == DLB_ERR_INVALID_ARGUMENT);
+      FUZZ_CHECK(dlb_descriptor_set_release(nullptr, &dlbfuzz::ReleaseCount::Release, &releases) ==
+                 DLB_ERR_INVALID_ARGUMENT);
       FUZZ_CHECK(dlb_descriptor_get_pointer(nullptr) == 0);
       FUZZ_CHECK(dlb_descriptor_has_ownership(nullptr) == 0);
       FUZZ_CHECK(dlb_descriptor_get_release(nullptr) == nullptr);
@@ -176,8 +176,7 @@ const Options* PickOptions(Input& in, std::vector<unsigned char>& storage, const
 // delete the export or import it back.
 void Export(Input& in, dlb_descriptor* d, dlbfuzz::ReleaseCount& releases, Model& model) {
   if (!model.held) {
-    FUZZ_CHECK(dlb_descriptor_set_release(d, &dlbfuzz::ReleaseCount::Release, &releases) ==
-               DLB_OK);
+    FUZZ_CHECK(dlb_descriptor_set_release(d, &dlbfuzz::ReleaseCount::Release, &releases) == DLB_OK);
     model.held = true;
   }
   const uint8_t bits = in.Byte();
@@ -382,7 +381,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int i = 0; i < ops; ++i) Operate(in, d, buffer.get(), allocation, releases, model);
   if (mode & 0x10) Export(in, d, releases, model);
   if (mode & 0x20) {
-    for (int i = 0; i < (mode >> 6) + 1; ++i) Operate(in, d, buffer.get(), allocation, releases, model);
+    for (int i = 0; i < (mode >> 6) + 1; ++i)
+      Operate(in, d, buffer.get(), allocation, releases, model);
   }
   if (mode & 0x40) Import(in, buffer.get(), allocation);
   dlb_descriptor_destroy(d);  // a held release runs here, once
