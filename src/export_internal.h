@@ -72,7 +72,7 @@ struct ExportBlock {
       CallDeallocate(deallocate, block, KeepAlive{release, context});
       return;
     }
-    LedgerFreeExport(block);  // std::free; ledger builds keep it a while (see LED-6)
+    LedgerFreeExport(block, std::is_same_v<Managed, DLManagedTensor>);  // see LED-6
     if (release != nullptr) CallRelease(release, context);
   }
 };

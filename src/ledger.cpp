@@ -4,16 +4,31 @@
 #include "dlbridge/ledger.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
+#include <utility>
 #include <new>
 #include <unordered_set>
 #include <vector>
 
 #include "dlbridge/callbacks.h"
+#include "dlbridge/dlpack_header.h"
 #include "ledger_internal.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DLBRIDGE_LEDGER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(DLBRIDGE_LEDGER_ASAN)
+#define DLBRIDGE_LEDGER_ASAN 1
+#endif
+#if defined(DLBRIDGE_LEDGER_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace dlbridge {
 
@@ -31,7 +46,7 @@ struct LedgerState {
   std::mutex mutex;
   std::unordered_set<uintptr_t> live;         // export blocks whose deleter has not run
   std::unordered_set<uintptr_t> quarantined;  // deleted blocks not yet freed, and
-  std::deque<void*> quarantine_order;         // the same, oldest first
+  std::deque<std::pair<void*, bool>> quarantine_order;  // the same (and legacy), oldest first
   std::vector<DoubleDeleteReport> reports;
 };
 
@@ -94,31 +109,64 @@ bool LedgerExportDeleting(const void* block, bool legacy) noexcept {
   return false;
 }
 
+// Under ASan, a quarantined block reads as freed except the one field the common second call
+// reads (m->deleter): dlbridge's own reads of a deleted export are still reported.
+template <class Managed>
+static void PoisonAllButDeleter(void* block, bool poison) noexcept {
+#if defined(DLBRIDGE_LEDGER_ASAN)
+  auto* bytes = static_cast<char*>(block);
+  const size_t deleter = offsetof(Managed, deleter);
+  const size_t after = deleter + sizeof(static_cast<Managed*>(nullptr)->deleter);
+  if (poison) {
+    __asan_poison_memory_region(bytes, deleter);
+    __asan_poison_memory_region(bytes + after, sizeof(Managed) - after);
+  } else {
+    __asan_unpoison_memory_region(bytes, sizeof(Managed));
+  }
+#else
+  (void)block;
+  (void)poison;
+#endif
+}
+
+static void Poison(void* block, bool legacy, bool poison) noexcept {
+  if (legacy) {
+    PoisonAllButDeleter<DLManagedTensor>(block, poison);
+  } else {
+    PoisonAllButDeleter<DLManagedTensorVersioned>(block, poison);
+  }
+}
+
 // LED-6: the block stays allocated, its bytes unchanged, until kQuarantine newer ones came.
 // While it is here no new export can get its address, so its second deleter call is known.
-void LedgerFreeExport(void* block) noexcept {
+void LedgerFreeExport(void* block, bool legacy) noexcept {
   LedgerState& state = State();
-  void* evicted = nullptr;
+  std::pair<void*, bool> evicted{nullptr, false};
   {
     std::lock_guard<std::mutex> lock(state.mutex);
     try {
       state.quarantined.insert(reinterpret_cast<uintptr_t>(block));
       try {
-        state.quarantine_order.push_back(block);
+        state.quarantine_order.emplace_back(block, legacy);
       } catch (...) {
         state.quarantined.erase(reinterpret_cast<uintptr_t>(block));
         throw;
       }
+      Poison(block, legacy, true);
     } catch (...) {  // std::bad_alloc: no quarantine for this one
-      evicted = block;
+      std::free(block);
+      return;
     }
-    if (evicted == nullptr && state.quarantine_order.size() > kQuarantine) {
+    if (state.quarantine_order.size() > kQuarantine) {
       evicted = state.quarantine_order.front();
       state.quarantine_order.pop_front();
-      state.quarantined.erase(reinterpret_cast<uintptr_t>(evicted));
+      state.quarantined.erase(reinterpret_cast<uintptr_t>(evicted.first));
     }
   }
-  std::free(evicted);
+  if (evicted.first != nullptr) {
+    Poison(evicted.first, evicted.second, false);
+    std::free(evicted.first);
+  }
 }
 
 }  // namespace detail
