@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <deque>
 #include <mutex>
-#include <utility>
 #include <new>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "dlbridge/callbacks.h"
@@ -44,8 +44,8 @@ std::atomic<int64_t> g_double_deletes{0};
 
 struct LedgerState {
   std::mutex mutex;
-  std::unordered_set<uintptr_t> live;         // export blocks whose deleter has not run
-  std::unordered_set<uintptr_t> quarantined;  // deleted blocks not yet freed, and
+  std::unordered_set<uintptr_t> live;                   // export blocks whose deleter has not run
+  std::unordered_set<uintptr_t> quarantined;            // deleted blocks not yet freed, and
   std::deque<std::pair<void*, bool>> quarantine_order;  // the same (and legacy), oldest first
   std::vector<DoubleDeleteReport> reports;
 };
