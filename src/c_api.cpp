@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "callback_internal.h"
 #include "dlbridge/dlbridge_c.h"
 #include "dlbridge/error.h"
 #include "dlbridge/from_dlpack.h"
@@ -206,7 +207,7 @@ int Import(const char* where, Managed* managed, const dlb_import_options* option
       importOptions = ReadImportOptions(where, options);
       handle.reset(new dlb_descriptor);
     } catch (...) {
-      if (managed->deleter != nullptr) managed->deleter(managed);
+      if (managed->deleter != nullptr) dlbridge::detail::CallDeleter(managed);
       throw;
     }
     Tensor tensor = FromDLPack(managed, importOptions);  // consumes on failure

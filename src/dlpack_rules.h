@@ -153,14 +153,16 @@ std::string Hex(uint64_t value);
 struct DtypeRow {
   uint8_t code;
   const char* name;
-  uint8_t bits[4];  // accepted widths, 0-terminated
+  uint8_t bits[8];  // accepted widths, 0-terminated
 };
 
 // IMP-12. Codes as numbers so the table compiles against any 1.x header; the float8/6/4
-// codes arrived with DLPack 1.1 and are known only when the header is at least that.
+// codes arrived with DLPack 1.1 and are known only when the header is at least that. int and
+// uint take the header's sub-byte widths 1, 2 and 4 too (packed unless IS_SUBBYTE_TYPE_PADDED:
+// IMP-13), in every header version.
 inline constexpr DtypeRow kDtypes[] = {
-    {0, "int", {8, 16, 32, 64}},
-    {1, "uint", {8, 16, 32, 64}},
+    {0, "int", {1, 2, 4, 8, 16, 32, 64}},
+    {1, "uint", {1, 2, 4, 8, 16, 32, 64}},
     {2, "float", {16, 32, 64, 0}},
     {3, "opaque_handle", {8, 16, 32, 64}},
     {4, "bfloat", {16, 0, 0, 0}},

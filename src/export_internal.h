@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "callback_internal.h"
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/export_plan.h"
 #include "dlbridge/tensor.h"
@@ -69,11 +70,11 @@ struct ExportBlock {
     const auto deallocate = block->deallocate;
     block->~ExportBlock();
     if (deallocate != nullptr) {  // frees the block, then drops the keep-alive
-      deallocate(block, KeepAlive{release, context});
+      CallDeallocate(deallocate, block, KeepAlive{release, context});
       return;
     }
-    std::free(block);
-    if (release != nullptr) release(context);
+    LedgerFreeExport(block, std::is_same_v<Managed, DLManagedTensor>);  // see LED-6
+    if (release != nullptr) CallRelease(release, context);
   }
 };
 
@@ -94,7 +95,7 @@ void* AllocateExport(const char* where, int32_t ndim, const ExportAllocator& all
   if (memory == nullptr) FailExportBlock(where, "allocate");
   if (!LedgerExportCreated(memory)) {  // ledger builds only; always true otherwise
     if (allocator.deallocate != nullptr) {
-      allocator.deallocate(memory, KeepAlive{});
+      CallDeallocate(allocator.deallocate, memory, KeepAlive{});
     } else {
       std::free(memory);
     }

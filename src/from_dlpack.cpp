@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "callback_internal.h"
 #include "descriptor_access_internal.h"
 #include "device_check_internal.h"
 #include "dlbridge/device_map.h"
@@ -18,14 +19,13 @@
 namespace dlbridge {
 namespace detail {
 
+// Dropping an import runs the producer's deleter (IMP-1) through CallDeleter: a throw stays here.
 void ReleaseImportedVersioned(void* managed) noexcept {
-  auto* m = static_cast<DLManagedTensorVersioned*>(managed);
-  m->deleter(m);
+  CallDeleter(static_cast<DLManagedTensorVersioned*>(managed));
 }
 
 void ReleaseImportedLegacy(void* managed) noexcept {
-  auto* m = static_cast<DLManagedTensor*>(managed);
-  m->deleter(m);
+  CallDeleter(static_cast<DLManagedTensor*>(managed));
 }
 
 }  // namespace detail
@@ -40,7 +40,7 @@ template <class Managed>
 struct ConsumeOnFailure {
   Managed* managed;
   ~ConsumeOnFailure() {
-    if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+    if (managed != nullptr && managed->deleter != nullptr) detail::CallDeleter(managed);
   }
 };
 

@@ -49,17 +49,75 @@ void CopyStrided(const unsigned char* base, const DLTensor& from, size_t item,
   }
 }
 
+// Bit i of the bytes at `base` (i may be negative: bits before base).
+bool ReadBit(const unsigned char* base, int64_t i) noexcept {
+  const int64_t byte = i >= 0 ? i / 8 : -((-i + 7) / 8);  // floor(i / 8)
+  return (base[byte] >> (i - byte * 8)) & 1;
+}
+
+void WriteBit(unsigned char* out, int64_t i, bool bit) noexcept {
+  if (bit) {
+    out[i / 8] = static_cast<unsigned char>(out[i / 8] | (1u << (i % 8)));
+  } else {
+    out[i / 8] = static_cast<unsigned char>(out[i / 8] & ~(1u << (i % 8)));
+  }
+}
+
+// Copies sub-byte elements of `from` (element zero at bit 0 of `base`; element k of a
+// stride-walk `step` bits further per element: the element's bits when packed, whole bytes
+// when padded) in C order, packed, to `out` (little bit-endian: CH-35).
+void CopyBits(const unsigned char* base, const DLTensor& from, int64_t elementBits, int64_t step,
+              unsigned char* out) noexcept {
+  int64_t index[TensorLayout::kMaxDims] = {};
+  int64_t written = 0;
+  for (;;) {
+    int64_t offset = 0;
+    for (int32_t i = 0; i < from.ndim; ++i) offset += index[i] * from.strides[i];
+    for (int64_t b = 0; b < elementBits; ++b) {
+      WriteBit(out, written + b, ReadBit(base, offset * step + b));
+    }
+    written += elementBits;
+    int32_t dim = from.ndim - 1;
+    while (dim >= 0 && ++index[dim] == from.shape[dim]) index[dim--] = 0;
+    if (dim < 0) return;
+  }
+}
+
+// The bytes `count` elements of `elementBits` each take when packed (whole bytes: exactly),
+// or false when that passes int64. Split so that no intermediate passes the result.
+bool PackedBytes(int64_t count, int64_t elementBits, int64_t* bytes) noexcept {
+  if (elementBits % 8 == 0) return detail::MulOverflows(count, elementBits / 8, bytes);
+  int64_t whole = 0;  // 8 elements take exactly elementBits bytes
+  if (detail::MulOverflows(count / 8, elementBits, &whole)) return true;
+  const int64_t rest = (count % 8 * elementBits + 7) / 8;
+  return detail::AddOverflows(whole, rest, bytes);
+}
+
 }  // namespace
 
-// HC-1: C-contiguous, malloc'd, held by a release that frees it.
+// HC-1: C-contiguous, malloc'd, held by a release that frees it. Every size is checked: a
+// size past int64 names the extent or the dtype that made it so.
 Tensor AllocateHostTensor(DLDataType dtype, int32_t ndim, const int64_t* shape) {
   detail::CheckDtypeOrThrow("AllocateHostTensor", dtype);
   TensorLayout layout = TensorLayout::FromArrays(dtype, ndim, shape, nullptr);
-  int64_t bits = 0;
-  if (detail::MulOverflows(layout.ElementCount(), int64_t{dtype.bits} * dtype.lanes, &bits)) {
-    Fail(ErrorCode::kOverflow, "AllocateHostTensor: the tensor's size in bits overflows int64");
+  int64_t count = 1;
+  for (int32_t i = 0; i < ndim && count != 0; ++i) {
+    if (shape[i] == 0) count = 0;
   }
-  const int64_t bytes = bits / 8 + (bits % 8 != 0);
+  for (int32_t i = 0; i < ndim && count != 0; ++i) {
+    if (detail::MulOverflows(count, shape[i], &count)) {
+      Fail(ErrorCode::kOverflow, "AllocateHostTensor: the element count overflows int64 at shape[" +
+                                     std::to_string(i) + "] = " + std::to_string(shape[i]));
+    }
+  }
+  const int64_t elementBits = int64_t{dtype.bits} * dtype.lanes;  // at most 255 * 65535
+  int64_t bytes = 0;
+  if (PackedBytes(count, elementBits, &bytes)) {
+    Fail(ErrorCode::kOverflow, "AllocateHostTensor: " + std::to_string(count) + " elements of " +
+                                   DtypeName(dtype) + " (" + std::to_string(elementBits) +
+                                   " bits each) take more than INT64_MAX bytes; the shape or "
+                                   "dtype.lanes is too large");
+  }
   void* block = std::malloc(bytes > 0 ? static_cast<size_t>(bytes) : 1);
   if (block == nullptr) {
     Fail(ErrorCode::kOutOfMemory,
@@ -84,17 +142,16 @@ Tensor CopyToHost(const ExportPlan& plan) {
              "(the device types of memory space \"host\")");
   }
   const int64_t elementBits = int64_t{from.dtype.bits} * from.dtype.lanes;
-  if (elementBits % 8 != 0) {  // HC-3
-    Fail(ErrorCode::kUnsupportedDevice, "CopyToHost: " + DtypeName(from.dtype) +
-                                            " elements are not whole bytes; dlbridge cannot "
-                                            "copy sub-byte dtypes");
-  }
   Tensor copy = AllocateHostTensor(from.dtype, from.ndim, from.shape);
   if (copy.descriptor.GetSizeInBytes() > 0) {
     auto* out =
         reinterpret_cast<unsigned char*>(static_cast<intptr_t>(copy.descriptor.GetPointer()));
     const auto* base = static_cast<const unsigned char*>(from.data) + from.byte_offset;
-    if (plan.Layout().IsContiguous()) {
+    if (elementBits % 8 != 0) {  // HC-4: sub-byte elements move bit by bit, packed
+      const bool packed = detail::IsPackedSubByte(from.dtype, plan.Flags());
+      std::memset(out, 0, static_cast<size_t>(copy.descriptor.GetSizeInBytes()));  // the tail
+      CopyBits(base, from, elementBits, packed ? elementBits : (elementBits + 7) / 8 * 8, out);
+    } else if (plan.Layout().IsContiguous()) {
       std::memcpy(out, base, static_cast<size_t>(copy.descriptor.GetSizeInBytes()));
     } else {
       CopyStrided(base, from, static_cast<size_t>(elementBits / 8), out);

@@ -2,6 +2,8 @@
 // a constant `true`), so the hooks cost nothing in ordinary builds.
 #pragma once
 
+#include <cstdlib>
+
 namespace dlbridge {
 namespace detail {
 
@@ -19,12 +21,20 @@ bool LedgerExportCreated(const void* block) noexcept;
 /// live export; false, with a report recorded, when it is not: the deleter must return
 /// without touching `block`.
 bool LedgerExportDeleting(const void* block, bool legacy) noexcept;
+/// Frees a std::malloc'd export block (a DLManagedTensor one when `legacy`) whose deleter
+/// ran. Ledger builds keep the most recent ones allocated, unchanged, in a quarantine first,
+/// so that a consumer's second `m->deleter(m)` reads live memory and reaches
+/// LedgerExportDeleting; the oldest is freed when the quarantine is full. Under ASan the
+/// quarantined managed struct is poisoned except its `deleter`, so any other read of a
+/// deleted export is still reported.
+void LedgerFreeExport(void* block, bool legacy) noexcept;
 #else
 inline void LedgerHoldSet() noexcept {}
 inline void LedgerHoldTaken() noexcept {}
 inline void LedgerHoldDropped() noexcept {}
 inline bool LedgerExportCreated(const void*) noexcept { return true; }
 inline bool LedgerExportDeleting(const void*, bool) noexcept { return true; }
+inline void LedgerFreeExport(void* block, bool) noexcept { std::free(block); }
 #endif
 
 // A moved hold (move construction, move assignment) changes no count: one descriptor stops

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "dlbridge/error.h"
+#include "callback_internal.h"
 #include "error_internal.h"
 #include "ledger_internal.h"
 #include "memory_space_internal.h"
@@ -21,7 +22,8 @@ void DropOwnerBlock(void* context) { delete static_cast<std::shared_ptr<const vo
 // MD-6: destruction drops the hold: a held release runs here, exactly once.
 MemoryDescriptor::~MemoryDescriptor() { DropHold(); }
 
-// MD-7: moving transfers the hold; `other` holds nothing afterwards.
+// MD-7: moving transfers the description and the hold; `other` is left as a new descriptor
+// (see MD-1), so a moved-from tensor describes no bytes instead of memory it no longer holds.
 MemoryDescriptor::MemoryDescriptor(MemoryDescriptor&& other) noexcept
     : pointer_(other.pointer_),
       size_(other.size_),
@@ -31,9 +33,7 @@ MemoryDescriptor::MemoryDescriptor(MemoryDescriptor&& other) noexcept
       context_(other.context_),
       owner_(std::move(other.owner_)),
       role_(std::move(other.role_)) {
-  other.kind_ = HoldKind::kNone;
-  other.release_ = nullptr;
-  other.context_ = nullptr;
+  other.BecomeEmpty();
 }
 
 MemoryDescriptor& MemoryDescriptor::operator=(MemoryDescriptor&& other) noexcept {
@@ -47,11 +47,20 @@ MemoryDescriptor& MemoryDescriptor::operator=(MemoryDescriptor&& other) noexcept
     context_ = other.context_;
     owner_ = std::move(other.owner_);
     role_ = std::move(other.role_);
-    other.kind_ = HoldKind::kNone;
-    other.release_ = nullptr;
-    other.context_ = nullptr;
+    other.BecomeEmpty();
   }
   return *this;
+}
+
+void MemoryDescriptor::BecomeEmpty() noexcept {
+  pointer_ = 0;
+  size_ = 0;
+  space_ = MemorySpace::kHost;
+  kind_ = HoldKind::kNone;
+  release_ = nullptr;
+  context_ = nullptr;
+  owner_.reset();  // already empty: moved from
+  role_ = "data";  // fits the string's inline buffer: no allocation, cannot throw
 }
 
 void MemoryDescriptor::DropHold() noexcept {
@@ -64,7 +73,7 @@ void MemoryDescriptor::DropHold() noexcept {
   context_ = nullptr;
   if (kind != HoldKind::kNone) detail::LedgerHoldDropped();
   if (kind == HoldKind::kRelease) {
-    release(context);  // MD-13: on whichever thread drops the hold
+    detail::CallRelease(release, context);  // MD-13: on whichever thread drops the hold
   } else if (kind == HoldKind::kOwner) {
     owner_.reset();
   }

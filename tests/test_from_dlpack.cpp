@@ -263,7 +263,8 @@ TEST_CASE("IMP-12 dtype: lanes >= 1 and bits that match the code") {
     {{kDLFloat, 32, 0}, "dtype.lanes is 0; lanes must be >= 1"},
     {{kDLBool, 1, 1}, "dtype.bits 1 does not match code 6 (bool); accepted bits: 8"},
     {{kDLBfloat, 32, 1}, "code 4 (bfloat); accepted bits: 16"},
-    {{kDLInt, 7, 1}, "accepted bits: 8, 16, 32, 64"},
+    {{kDLInt, 7, 1}, "accepted bits: 1, 2, 4, 8, 16, 32, 64"},
+    {{kDLUInt, 3, 1}, "code 1 (uint); accepted bits: 1, 2, 4, 8, 16, 32, 64"},
     {{kDLComplex, 32, 1}, "accepted bits: 64, 128"},
     {{kDLFloat, 8, 1}, "accepted bits: 16, 32, 64"},
 #if DLPACK_MAJOR_VERSION > 1 || DLPACK_MINOR_VERSION >= 1
@@ -321,6 +322,59 @@ TEST_CASE("IMP-13 sub-byte sizes honour IS_SUBBYTE_TYPE_PADDED") {
   CHECK(odd.deletes == 1);
 }
 #endif
+
+TEST_CASE("IMP-13 sub-byte integers (int1/2/4, uint1/2/4) import and re-export packed or padded") {
+  Buffer buf;
+  struct Case {
+    DLDataType dtype;
+    int64_t extent;
+    int64_t packedBytes;
+  };
+  const Case cases[] = {{{kDLInt, 4, 1}, 7, 4},  {{kDLUInt, 4, 1}, 8, 4}, {{kDLInt, 2, 1}, 5, 2},
+                        {{kDLUInt, 2, 1}, 4, 1}, {{kDLInt, 1, 1}, 9, 2},  {{kDLUInt, 1, 1}, 8, 1},
+                        {{kDLInt, 2, 3}, 3, 3}};
+  for (const Case& c : cases) {
+    CAPTURE(int{c.dtype.code});
+    CAPTURE(int{c.dtype.bits});
+    Versioned v(buf.bytes, {c.extent}, c.dtype);
+    Legacy l(buf.bytes, {c.extent}, c.dtype);
+    {
+      Tensor t = FromDLPack(&v.managed);
+      CHECK(t.descriptor.GetSizeInBytes() == c.packedBytes);
+      Tensor u = FromDLPack(&l.managed);
+      CHECK(u.descriptor.GetSizeInBytes() == c.packedBytes);
+      u.flags = 0;
+      DLManagedTensor* again = dlbridge::ToDLPack(std::move(u));  // legacy: packed is fine
+      CHECK(again->dl_tensor.dtype.bits == c.dtype.bits);
+      again->deleter(again);
+    }
+    CHECK(v.deletes == 1);
+    CHECK(l.deletes == 1);
+  }
+  Versioned odd(buf.bytes, {3}, {kDLInt, 4, 1});
+  odd.strides[0] = -1;
+  odd.T().byte_offset = 4;  // the lowest element, two back, starts mid-byte? no: 8 bits back
+  {
+    Tensor t = FromDLPack(&odd.managed);  // element -2 is 8 bits back: a byte boundary
+    CHECK(t.descriptor.GetSizeInBytes() == 2);
+  }
+  Versioned mid(buf.bytes, {2}, {kDLUInt, 4, 1});
+  mid.strides[0] = -1;
+  mid.T().byte_offset = 4;
+  CHECK_DLB_ERROR(FromDLPack(&mid.managed), ErrorCode::kInvalidStrides,
+                  "with packed uint4 elements the lowest reachable element does not start on a "
+                  "byte boundary");
+  CHECK(mid.deletes == 1);
+#ifdef DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED
+  Versioned padded(buf.bytes, {7}, {kDLInt, 4, 1});
+  padded.managed.flags = DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+  {
+    Tensor t = FromDLPack(&padded.managed);
+    CHECK(t.descriptor.GetSizeInBytes() == 7);  // a byte per element
+  }
+  CHECK(padded.deletes == 1);
+#endif
+}
 
 TEST_CASE_TEMPLATE("IMP-14 the descriptor spans exactly the reachable bytes", M,
                    DLManagedTensorVersioned, DLManagedTensor) {

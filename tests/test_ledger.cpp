@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <set>
+#include <type_traits>
 
 #include "counting.h"
 
@@ -122,16 +124,58 @@ TEST_CASE_TEMPLATE("LED-4 a second deleter call on a dlbridge export is reported
   REQUIRE(reports.size() == 1);
   CHECK(reports[0].managed == reinterpret_cast<uintptr_t>(m));
   CHECK(reports[0].legacy == kLegacy);
+  CHECK(reports[0].freed_before);
 
   // A dlbridge deleter handed something dlbridge never exported is reported the same way.
   HandBuilt<M> stranger(buf.bytes, {4});
   deleter(&stranger.managed);
   CHECK(stranger.deletes == 0);
   CHECK(GetLedgerCounts().double_deletes == 2);
-  CHECK(dlbridge::GetDoubleDeleteReports().size() == 2);
+  REQUIRE(dlbridge::GetDoubleDeleteReports().size() == 2);
+  CHECK_FALSE(dlbridge::GetDoubleDeleteReports()[1].freed_before);  // not one of ours
   dlbridge::ClearDoubleDeleteReports();
   CHECK(GetLedgerCounts().double_deletes == 0);
   CHECK(dlbridge::GetDoubleDeleteReports().empty());
+}
+
+TEST_CASE_TEMPLATE(
+    "LED-6 the common m->deleter(m); m->deleter(m) is caught: deleted blocks are quarantined", M,
+    DLManagedTensorVersioned, DLManagedTensor) {
+  if (!LedgerEnabled()) {
+    MESSAGE("DLBRIDGE_LEDGER is off in this build: a second call would be a double free");
+    return;
+  }
+  constexpr bool kLegacy = std::is_same_v<M, DLManagedTensor>;
+  dlbridge::ClearDoubleDeleteReports();
+  Buffer buf;
+  ReleaseCounter counter;
+  auto exportOne = [&] {
+    if constexpr (kLegacy) {
+      return dlbridge::ToDLPack(HostTensor(buf, counter, F32({4})));
+    } else {
+      return dlbridge::ToDLPackVersioned(HostTensor(buf, counter, F32({4})));
+    }
+  };
+  M* m = exportOne();
+  m->deleter(m);
+  m->deleter(m);  // the idiom: reads m->deleter from the block the first call deleted
+  CHECK(counter.calls == 1);
+  auto reports = dlbridge::GetDoubleDeleteReports();
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].managed == reinterpret_cast<uintptr_t>(m));
+  CHECK(reports[0].freed_before);
+  // While quarantined, no new export reuses a deleted block's address (malloc would hand the
+  // same block straight back), so a late second call cannot free someone else's export.
+  std::set<uintptr_t> seen{reinterpret_cast<uintptr_t>(m)};
+  for (int i = 0; i < 16; ++i) {
+    M* next = exportOne();
+    CHECK(seen.insert(reinterpret_cast<uintptr_t>(next)).second);
+    next->deleter(next);
+  }
+  CHECK(counter.calls == 17);
+  m->deleter(m);  // still quarantined: still seen
+  CHECK(GetLedgerCounts().double_deletes == 2);
+  dlbridge::ClearDoubleDeleteReports();
 }
 
 TEST_CASE("LED-5 without the ledger every count is zero and nothing is reported") {

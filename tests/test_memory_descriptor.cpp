@@ -1,11 +1,16 @@
 // MemoryDescriptor: description, validation and the owner/release hold (spec/lifetime.md MD-*).
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 #include <type_traits>
 
 #include "counting.h"
+#include "dlbridge/callbacks.h"
+#include "dlbridge/dlbridge_c.h"
+#include "dlbridge/ledger.h"
 #include "dlbridge/memory_descriptor.h"
 
 using dlbridge::ErrorCode;
@@ -113,6 +118,67 @@ TEST_CASE("MD-7 move-only: moving transfers the hold, overwriting drops the old 
   d3 = MemoryDescriptor();
   CHECK(a.calls == 1);
   CHECK(b.calls == 1);
+}
+
+// A moved-from descriptor is a new one (MD-1): it describes nothing, so it cannot dangle.
+void CheckEmpty(const MemoryDescriptor& d) {
+  CHECK(d.GetPointer() == 0);
+  CHECK(d.GetSizeInBytes() == 0);
+  CHECK(std::string(d.GetMemorySpace()) == "host");
+  CHECK(std::string(d.GetRole()) == "data");
+  CHECK_FALSE(d.HasOwnership());
+  CHECK((d.GetRelease() == nullptr));
+  CHECK(d.GetOwner().get() == nullptr);
+}
+
+TEST_CASE("MD-7 a moved-from descriptor is empty: pointer 0, size 0, host, data, no hold") {
+  dlbtest::Buffer buf;
+  ReleaseCounter c;
+  SUBCASE("construction and assignment, release and owner holds") {
+    MemoryDescriptor a;
+    a.Set(0x100, 64, "cuda", "offsets");
+    a.SetRelease(&ReleaseCounter::Release, &c);
+    MemoryDescriptor b(std::move(a));
+    CheckEmpty(a);
+    CHECK(b.GetPointer() == 0x100);
+    CHECK(b.GetSizeInBytes() == 64);
+    CHECK(std::string(b.GetRole()) == "offsets");
+    MemoryDescriptor o;
+    o.Set(0x200, 8, "hip", "values");
+    o.SetOwner(std::make_shared<int>(1));
+    b = std::move(o);  // drops b's release once
+    CHECK(c.calls == 1);
+    CheckEmpty(o);
+    CHECK(b.GetOwner().get() != nullptr);
+    CHECK(std::string(b.GetMemorySpace()) == "hip");
+  }
+  SUBCASE("exporting a moved-from Tensor fails instead of describing freed memory") {
+    dlbridge::Tensor source = dlbtest::HostTensor(buf, c, dlbtest::F32({4}), 16);
+    dlbridge::Tensor target = std::move(source);
+    CheckEmpty(source.descriptor);
+    source.layout = dlbtest::F32({4});  // a caller reusing the moved-from tensor's layout
+    // Re-armed so only the bounds decide: 16 bytes of layout over 0 described bytes.
+    ReleaseCounter other;
+    source.descriptor.SetRelease(&ReleaseCounter::Release, &other);
+    CHECK_DLB_ERROR(dlbridge::ToDLPackVersioned(std::move(source)), ErrorCode::kOutOfBounds, "");
+    CHECK(source.descriptor.HasOwnership());  // EXP-11: the failed export kept the hold
+    CHECK(other.calls == 0);
+    CHECK(c.calls == 0);  // nothing of the moved hold was released
+    source.descriptor.SetRelease(nullptr, nullptr);
+    CHECK(other.calls == 1);
+    // Without a hold it fails too (whichever check comes first), and releases nothing.
+    bool thrown = false;
+    try {
+      DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(source));
+      m->deleter(m);
+    } catch (const dlbridge::Error&) {
+      thrown = true;
+    }
+    CHECK(thrown);
+    CHECK(c.calls == 0);
+    CHECK(target.descriptor.GetPointer() == buf.Address());
+  }
+  CHECK(c.calls == 1);
 }
 
 TEST_CASE("MD-8 setting a new hold drops the old one first, the forms are exclusive") {
@@ -232,4 +298,163 @@ TEST_CASE("MD-14 re-setting the hold already held keeps it (no early release)") 
   }
   CHECK(a.calls == 1);
   CHECK(owner.use_count() == 1);
+}
+
+namespace {
+
+// A release, deleter and deallocator that count their calls and then throw.
+struct Thrower {
+  int calls = 0;
+  static void Release(void* context) {
+    ++static_cast<Thrower*>(context)->calls;
+    throw std::runtime_error("release threw");
+  }
+};
+int g_deleter_calls = 0;
+template <class M>
+void ThrowingDeleter(M*) {
+  ++g_deleter_calls;
+  throw 42;  // not even a std::exception
+}
+int g_deallocate_calls = 0;
+void* Allocate(size_t bytes) { return std::malloc(bytes); }
+void ThrowingDeallocate(void* block, dlbridge::KeepAlive keep_alive) {
+  ++g_deallocate_calls;
+  std::free(block);
+  if (keep_alive.release != nullptr) keep_alive.release(keep_alive.context);
+  throw std::runtime_error("deallocate threw");
+}
+
+// Counts the swallowed exceptions a statement adds.
+struct Swallowed {
+  int64_t start = dlbridge::CallbackExceptionCount();
+  int64_t Added() const { return dlbridge::CallbackExceptionCount() - start; }
+};
+
+}  // namespace
+
+TEST_CASE("LT-7 a throwing release or deleter counts as run, once; nothing escapes") {
+  using dlbridge::FromDLPack;
+  using dlbridge::Tensor;
+  dlbtest::Buffer buf;
+  Thrower t;
+  Swallowed swallowed;
+  g_deleter_calls = 0;
+  g_deallocate_calls = 0;
+  SUBCASE("descriptor destruction, overwrite, clearing and move-assignment") {
+    {
+      MemoryDescriptor d;
+      d.SetRelease(&Thrower::Release, &t);
+    }  // destruction: a noexcept path, so an escaping throw would terminate
+    CHECK(t.calls == 1);
+    MemoryDescriptor d;
+    d.SetRelease(&Thrower::Release, &t);
+    d.SetOwner(std::make_shared<int>(1));  // the old hold goes first, throwing
+    CHECK(t.calls == 2);
+    CHECK(d.GetOwner().get() != nullptr);  // and the new one is in place
+    d.SetRelease(&Thrower::Release, &t);
+    d.SetRelease(nullptr, nullptr);
+    CHECK(t.calls == 3);
+    d.SetRelease(&Thrower::Release, &t);
+    d = MemoryDescriptor();
+    CHECK(t.calls == 4);
+    CHECK_FALSE(d.HasOwnership());
+    CHECK(swallowed.Added() == 4);
+  }
+  SUBCASE("a failed import: the Error is the import's, the deleter ran once") {
+    dlbtest::Versioned h(buf.bytes, {2});
+    h.managed.dl_tensor.dtype.lanes = 0;  // refused
+    h.managed.deleter = &ThrowingDeleter<DLManagedTensorVersioned>;
+    CHECK_DLB_ERROR(FromDLPack(&h.managed), ErrorCode::kInvalidDtype, "lanes");
+    CHECK(g_deleter_calls == 1);
+    dlbtest::Legacy l(buf.bytes, {-1});  // refused extent
+    l.managed.deleter = &ThrowingDeleter<DLManagedTensor>;
+    CHECK_DLB_ERROR(FromDLPack(&l.managed), ErrorCode::kInvalidShape, "shape[0]");
+    CHECK(g_deleter_calls == 2);
+    CHECK(swallowed.Added() == 2);
+  }
+  SUBCASE("dropping an import (and a changed re-export of it)") {
+    dlbtest::Versioned h(buf.bytes, {2, 2});
+    h.managed.deleter = &ThrowingDeleter<DLManagedTensorVersioned>;
+    { Tensor imported = FromDLPack(&h.managed); }
+    CHECK(g_deleter_calls == 1);
+    dlbtest::Legacy l(buf.bytes, {4});
+    l.managed.deleter = &ThrowingDeleter<DLManagedTensor>;
+    {
+      Tensor imported = FromDLPack(&l.managed);
+      imported.flags = DLPACK_FLAG_BITMASK_READ_ONLY;  // RT-3: wrapped, not handed back
+      DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(imported));
+      m->deleter(m);  // its release is the original's deleter, which throws
+    }
+    CHECK(g_deleter_calls == 2);
+    CHECK(swallowed.Added() == 2);
+  }
+  SUBCASE("an export's deleter, versioned and legacy: the throw stops at the deleter") {
+    Tensor a;
+    a.descriptor.Set(buf.Address(), 16, "host");
+    a.descriptor.SetRelease(&Thrower::Release, &t);
+    a.layout = dlbtest::F32({4});
+    DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(a));
+    m->deleter(m);  // a C caller's frame cannot unwind: nothing may leave the deleter
+    CHECK(t.calls == 1);
+    Tensor b;
+    b.descriptor.Set(buf.Address(), 16, "host");
+    b.descriptor.SetRelease(&Thrower::Release, &t);
+    b.layout = dlbtest::F32({4});
+    DLManagedTensor* legacy = dlbridge::ToDLPack(std::move(b));
+    legacy->deleter(legacy);
+    CHECK(t.calls == 2);
+    CHECK(swallowed.Added() == 2);
+  }
+  SUBCASE("an ExportAllocator's deallocate that throws") {
+    Tensor a;
+    a.descriptor.Set(buf.Address(), 16, "host");
+    dlbtest::ReleaseCounter counter;
+    a.descriptor.SetRelease(&dlbtest::ReleaseCounter::Release, &counter);
+    a.layout = dlbtest::F32({4});
+    dlbridge::ExportPlan plan(a);
+    DLManagedTensorVersioned* m =
+        plan.EmitVersioned(dlbridge::KeepAlive{&dlbtest::ReleaseCounter::Release, &counter},
+                           dlbridge::ExportAllocator{&Allocate, &ThrowingDeallocate});
+    dlbridge::ReleaseFunction release = nullptr;
+    void* context = nullptr;
+    REQUIRE(a.descriptor.TakeRelease(release, context));  // the emission holds it now
+    m->deleter(m);
+    CHECK(g_deallocate_calls == 1);
+    CHECK(counter.calls == 1);
+    CHECK(swallowed.Added() == 1);
+  }
+  SUBCASE("the C API: destroy, import failure, export deleter") {
+    dlb_descriptor* d = nullptr;
+    REQUIRE(dlb_descriptor_create(&d) == DLB_OK);
+    REQUIRE(dlb_descriptor_set_release(d, &Thrower::Release, &t) == DLB_OK);
+    dlb_descriptor_destroy(d);  // a void C function: nothing may come out of it
+    CHECK(t.calls == 1);
+    dlbtest::Versioned h(buf.bytes, {2});
+    h.managed.version.major = 2;  // refused
+    h.managed.deleter = &ThrowingDeleter<DLManagedTensorVersioned>;
+    dlb_descriptor* out = nullptr;
+    CHECK(dlb_from_dlpack_versioned(&h.managed, nullptr, &out, nullptr) ==
+          DLB_ERR_UNSUPPORTED_VERSION);
+    CHECK(g_deleter_calls == 1);
+    dlbtest::Versioned early(buf.bytes, {2});
+    early.managed.deleter = &ThrowingDeleter<DLManagedTensorVersioned>;
+    CHECK(dlb_from_dlpack_versioned(&early.managed, nullptr, nullptr, nullptr) ==
+          DLB_ERR_INVALID_ARGUMENT);  // consumed before FromDLPack runs (C-16)
+    CHECK(g_deleter_calls == 2);
+    REQUIRE(dlb_descriptor_create(&d) == DLB_OK);
+    REQUIRE(dlb_descriptor_set(d, buf.Address(), 16, "host", "data") == DLB_OK);
+    REQUIRE(dlb_descriptor_set_release(d, &Thrower::Release, &t) == DLB_OK);
+    const int64_t shape[1] = {4};
+    DLManagedTensorVersioned* m = nullptr;
+    REQUIRE(dlb_to_dlpack_versioned(d, DLDataType{kDLFloat, 32, 1}, 1, shape, nullptr, 0,
+                                    DLDevice{kDLCPU, 0}, 0, nullptr, &m) == DLB_OK);
+    dlb_descriptor_destroy(d);
+    m->deleter(m);
+    CHECK(t.calls == 2);
+    CHECK(swallowed.Added() == 4);
+  }
+  if (dlbridge::LedgerEnabled()) {  // the ledger reports the same count
+    CHECK(dlbridge::GetLedgerCounts().callback_exceptions == dlbridge::CallbackExceptionCount());
+  }
 }

@@ -7,6 +7,7 @@
 /// (TensorLayout), export (ToDLPackVersioned, ToDLPack), import (FromDLPack), the conformance
 /// checker (CheckDLPack), the device table, GPU runtime queries and the ledger.
 
+#include "dlbridge/callbacks.h"
 #include "dlbridge/checker.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/device_verification.h"

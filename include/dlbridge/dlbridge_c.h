@@ -69,7 +69,8 @@ DLBRIDGE_API const char* dlb_status_name(int status);
  * alive. Opaque: a dlbridge::MemoryDescriptor. Not thread-safe: one thread at a time. */
 typedef struct dlb_descriptor dlb_descriptor;
 
-/** Drops a producer's hold on memory; called exactly once, on any thread. */
+/** Drops a producer's hold on memory; called exactly once, on any thread. It must return
+ * normally (a C++ release must not throw: dlbridge swallows and counts a throw, see LT-7). */
 typedef void (*dlb_release_fn)(void* context);
 
 /** Creates a descriptor: "host", role "data", pointer 0, size 0, holding nothing. On success

@@ -36,6 +36,7 @@ struct ImportOptions {
 ///    whose single call runs `managed->deleter(managed)`; a NULL deleter gives no hold;
 ///  - on failure, `managed->deleter` is called exactly once before Error is thrown.
 /// A major version other than 1 is rejected touching nothing but version, deleter and flags.
+/// The deleter must not throw; one that does still counts as run once (dlbridge/callbacks.h).
 /// The descriptor spans exactly the bytes the tensor can reach; the layout is relative to it.
 DLBRIDGE_API Tensor FromDLPack(DLManagedTensorVersioned* managed,
                                const ImportOptions& options = {});

@@ -17,23 +17,27 @@ namespace dlbridge {
 /// uninitialised host memory from std::malloc: C-contiguous, byte offset 0, device
 /// {kDLCPU, 0}, flags 0 (writable), memory space "host". The descriptor holds the memory with
 /// a release that calls std::free, so the memory lives until the tensor (or an export of it)
-/// drops its hold. Packed sub-byte dtypes take their bits rounded up to whole bytes; a tensor
+/// drops its hold. Sub-byte dtypes (int1/2/4, uint1/2/4, float4/6, and lanes that make an
+/// element a fraction of bytes) are packed: their bits rounded up to whole bytes; a tensor
 /// without elements still gets a (one-byte) block and describes 0 bytes.
 ///
 /// Throws Error: kInvalidDtype (the export's dtype rule), kInvalidShape (ndim outside
-/// 0..TensorLayout::kMaxDims, a NULL shape, a negative extent), kOverflow (the size passes
-/// int64), kOutOfMemory. Nothing is allocated then.
+/// 0..TensorLayout::kMaxDims, a NULL shape, a negative extent), kOverflow (the element count
+/// or the size in bytes passes int64; the message names the extent, or the dtype and count),
+/// kOutOfMemory. Nothing is allocated then.
 DLBRIDGE_API Tensor AllocateHostTensor(DLDataType dtype, int32_t ndim, const int64_t* shape);
 
 /// A copy of what `plan` describes into a new AllocateHostTensor of its dtype and shape
 /// (C-contiguous, writable, {kDLCPU, 0}; strides, negative and zero ones included, are
-/// followed element by element). The plan's memory must still be valid: the copy reads it,
-/// on the calling thread, and nothing else.
+/// followed element by element). Sub-byte elements are copied bit by bit into the packed
+/// form (little bit-endian, as the DLPack header defines it), from a packed source or from
+/// one padded to a byte per element (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED); the copy's
+/// flags are 0 (packed). The plan's memory must still be valid: the copy reads it, on the
+/// calling thread, and nothing else.
 ///
 /// Throws Error: kUnsupportedDevice when the plan's device is not host-addressable
-/// (DeviceTypeInfo::host_addressable: GPU memory cannot be read here) or the dtype has fewer
-/// than 8 bits per element (the copy moves whole bytes), kOverflow when the copy's size passes
-/// int64, kOutOfMemory. Nothing is allocated then.
+/// (DeviceTypeInfo::host_addressable: GPU memory cannot be read here), kOverflow when the
+/// copy's size passes int64, kOutOfMemory. Nothing is allocated then.
 DLBRIDGE_API Tensor CopyToHost(const ExportPlan& plan);
 
 /// A copy of `tensor`, validated first exactly as ToDLPackVersioned(tensor, options) would

@@ -16,6 +16,9 @@ struct DescriptorAccess;  // lets the converters move a hold without extra alloc
 }  // namespace detail
 
 /// Drops a producer's hold on memory. A release may run on ANY thread, and exactly once.
+/// It must not throw: dlbridge catches anything it throws, counts the release as having run
+/// (it is never called again) and counts the exception in CallbackExceptionCount()
+/// (dlbridge/callbacks.h); nothing escapes into dlbridge's caller.
 using ReleaseFunction = void (*)(void* context);
 
 /// Describes a buffer (pointer as int64, size in bytes, memory space, role) and holds it
@@ -34,10 +37,12 @@ class DLBRIDGE_API MemoryDescriptor {
   MemoryDescriptor() noexcept = default;
   /// Drops the hold: a release runs here, once; an owner reference is dropped.
   ~MemoryDescriptor();
-  /// Takes `other`'s description and hold; `other` holds nothing afterwards.
+  /// Takes `other`'s description and hold. `other` is left as a new descriptor: pointer 0,
+  /// size 0, "host", role "data", no hold (so exporting it fails the bounds check instead of
+  /// describing memory it no longer keeps alive).
   MemoryDescriptor(MemoryDescriptor&& other) noexcept;
   /// Drops this descriptor's hold first, then takes `other`'s description and hold; `other`
-  /// holds nothing afterwards.
+  /// is left as a new descriptor, as after the move constructor.
   MemoryDescriptor& operator=(MemoryDescriptor&& other) noexcept;  // drops this hold first
   MemoryDescriptor(const MemoryDescriptor&) = delete;
   MemoryDescriptor& operator=(const MemoryDescriptor&) = delete;
@@ -111,6 +116,7 @@ class DLBRIDGE_API MemoryDescriptor {
   friend struct detail::DescriptorAccess;
   enum class HoldKind : unsigned char { kNone, kOwner, kRelease };
   void DropHold() noexcept;
+  void BecomeEmpty() noexcept;  // the state of a new descriptor, for a moved-from one
 
   // MD-1: the defaults are "host", role "data", pointer 0, size 0 and no hold.
   int64_t pointer_ = 0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the hand-made seeds of tests/fuzz/corpus/ (the input formats are the byte reads of
-fuzz_import.cpp and fuzz_export.cpp, front to back). Run from anywhere; overwrites seed-*."""
+fuzz_import.cpp, fuzz_export.cpp and fuzz_c_api.cpp, front to back). Run from anywhere;
+overwrites seed-*."""
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -65,7 +66,63 @@ EXPORT = {
     'seed-stride-overflow': exp(ndim=2, dims=((0, 3, edge(3)), (0, 2, small(1)))),
 }
 
-for target, seeds in (('fuzz_import', IMPORT), ('fuzz_export', EXPORT)):
+
+
+# fuzz_c_api: mode (ops in the low 4 bits, 0x10 export, 0x20 more ops, 0x40 import), the
+# allocation (two bytes: 16 * high + low), then each op, the export and the import.
+def c_set(size_minus=0, space=0, role=0):  # op 0: dlb_descriptor_set(base, allocation - k, ...)
+    return [0, 0, 0, size_minus, space, role]
+
+
+def c_export(bits=0, dtype=3, dims=((4, small(1)),), ndim=None, offset=(0, 0), flags=0,
+             option_bits=0, options=(3,), then=(1,)):
+    ndim_sel = [len(dims)] if ndim is None else [250, ndim & 0xFF]
+    out = [bits, dtype] + ndim_sel
+    for extent, stride in dims:
+        out += [extent] + stride
+    return out + list(offset) + [flags, option_bits, 1] + list(options) + list(then)
+
+
+def c_import(bits=0, dims=((2, small(2)), (2, small(1))), dtype=0, major=0, minor=3):
+    out = [bits, len(dims)]
+    for extent, stride in dims:
+        out += [extent] + stride
+    out += [1, 0, 1, 0, dtype, 0, 0, 3, 1, 1]  # data = buffer, CPU, byte_offset 0, options
+    if not bits & 1:
+        out += [major, minor, 0]
+    return out
+
+
+def c_api(mode, ops=(), export=(), more=(), imported=(), allocation=(1, 0)):
+    out = [mode] + list(allocation)
+    for op in ops:
+        out += op
+    out += list(export)
+    for op in more:
+        out += op
+    return bytes(out + list(imported))
+
+
+C_API = {
+    'seed-set-export-delete': c_api(0x11, [c_set()], c_export()),
+    'seed-set-export-import-back': c_api(0x11, [c_set()], c_export(then=(0, 0, 1, 1))),
+    'seed-legacy-export-2d': c_api(0x11, [c_set()],
+                                   c_export(bits=1, dims=((2, small(2)), (2, small(1))))),
+    'seed-release-take-clear': c_api(0x04, [[5, 1], [7, 1], [5, 0], [6, 0]]),
+    'seed-null-arguments': c_api(0x01, [[8]]),
+    'seed-getters-after-release': c_api(0x02, [[5, 1], [10]]),
+    'seed-import-versioned': c_api(0x40, imported=c_import()),
+    'seed-import-legacy-null-deleter': c_api(0x40, imported=c_import(bits=0x07)),
+    'seed-import-wrong-major': c_api(0x40, imported=c_import(major=0xF0)),
+    'seed-export-short-options': c_api(0x11, [c_set()], c_export(options=(1, 4))),
+    'seed-export-options-tail': c_api(0x11, [c_set()], c_export(options=(2, 1, 3))),
+    'seed-export-int4-odd': c_api(0x11, [c_set()], c_export(dtype=8, dims=((5, small(1)),))),
+    'seed-export-ndim-100': c_api(0x11, [c_set()], c_export(ndim=100, dims=())),
+    'seed-export-out-of-bounds': c_api(0x11, [c_set(size_minus=4)], c_export()),
+    'seed-bad-space-and-role': c_api(0x02, [c_set(space=5), c_set(role=3)]),
+}
+
+for target, seeds in (('fuzz_import', IMPORT), ('fuzz_export', EXPORT), ('fuzz_c_api', C_API)):
     folder = os.path.join(HERE, 'corpus', target)
     os.makedirs(folder, exist_ok=True)
     for name, data in seeds.items():
