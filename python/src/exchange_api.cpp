@@ -44,15 +44,25 @@ int ApiFromPyObject(void* pyObject, DLManagedTensorVersioned** out) {
                  Py_TYPE(obj)->tp_name);
     return -1;
   }
+  DLManagedTensorVersioned* m = nullptr;
   DLB_TRY
-  *out = ExportVersioned(obj);
+  m = ExportVersioned(obj);
   DLB_CATCH(-1)
+  if (PyErr_Occurred() != nullptr) {  // a success with an exception set is a failure
+    m->deleter(m);
+    return -1;
+  }
+  *out = m;
   return 0;
 }
 
 int ApiToPyObject(DLManagedTensorVersioned* tensor, void** out) {
   PyObject* obj = ImportManaged(tensor);
   if (obj == nullptr) return -1;
+  if (PyErr_Occurred() != nullptr) {  // a success with an exception set is a failure
+    Py_DECREF(obj);
+    return -1;
+  }
   *out = obj;
   return 0;
 }
