@@ -221,7 +221,7 @@ class Shutdown(unittest.TestCase):
         helper = os.environ.get("DLBRIDGE_PY_THREAD_HELPER")
         if not helper:
             self.skipTest("DLBRIDGE_PY_THREAD_HELPER is not set (ctest sets it to the helper library)")
-        runs = 60
+        runs = 50
         for run in range(runs):
             # The threads' calls spread over 5 ms from the end of the script: before, during
             # and after finalisation (without the fix, most runs abort).
