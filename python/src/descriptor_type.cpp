@@ -269,7 +269,7 @@ PyMethodDef kDescriptorMethods[] = {
      "SetOwner($self, obj, /)\n--\n\n"
      "Hold the memory by keeping a strong reference to the Python object `obj` "
      "(None clears the hold). The reference is dropped with the GIL taken, on whichever thread "
-     "drops the hold; after interpreter finalisation it is leaked instead."},
+     "drops the hold; from interpreter shutdown on it is leaked instead."},
     {"GetOwner", DLB_METH(DescGetOwner), METH_NOARGS,
      "GetOwner($self, /)\n--\n\n-> the object given to SetOwner, or None"},
     {"HasOwnership", DLB_METH(DescHasOwnership), METH_NOARGS,
@@ -315,9 +315,10 @@ bool InterpreterFinalizing() noexcept {
 PyObject* ShutdownHook(PyObject*, PyObject*) {
   g_shutting_down.store(true);
   while (g_in_python.load() != 0) {
-    Py_BEGIN_ALLOW_THREADS struct timespec pause = {0, 200000};  // 0.2 ms
+    PyThreadState* saved = PyEval_SaveThread();
+    struct timespec pause = {0, 200000};  // 0.2 ms
     nanosleep(&pause, nullptr);
-    Py_END_ALLOW_THREADS
+    PyEval_RestoreThread(saved);
   }
   Py_RETURN_NONE;
 }
