@@ -287,12 +287,20 @@ const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind k
   // PY-54: exporting memory nothing holds is a deliberate choice.
   if (!tensor->allow_unowned && !tensor->t.descriptor.HasOwnership()) {
     slot.reset();
-    PyErr_SetString(PyExc_BufferError,
-                    "export of a dlbridge.Tensor whose descriptor holds nothing (no owner, no "
-                    "release): nothing would keep the memory valid while the export lives; give "
-                    "the descriptor a hold before building the Tensor (SetOwner(obj), "
-                    "SetReleaseAddress) or build it with allow_unowned=True if the memory "
-                    "outlives every export");
+    // As the core's errors are: BufferError with `code`, the core's name for this refusal.
+    PyObject* exc = PyObject_CallFunction(
+        PyExc_BufferError, "s",
+        "export of a dlbridge.Tensor whose descriptor holds nothing (no owner, no release): "
+        "nothing would keep the memory valid while the export lives; give it a hold "
+        "(SetOwner(obj) or SetReleaseAddress, on the MemoryDescriptor or on Tensor.descriptor) "
+        "or build the Tensor with allow_unowned=True if the memory outlives every export");
+    if (exc != nullptr) {
+      PyObject* code = PyUnicode_FromString("kNoHold");
+      if (code == nullptr || PyObject_SetAttr(exc, g_str_code, code) != 0) PyErr_Clear();
+      Py_XDECREF(code);
+      PyErr_SetObject(PyExc_BufferError, exc);
+      Py_DECREF(exc);
+    }
     throw PythonErrorSet{};
   }
   return plan;

@@ -311,6 +311,7 @@ class HoldlessOptIn(unittest.TestCase):
             with self.subTest(export=name), self.assertRaises(BufferError) as cm:
                 export()
             self.assertIn("allow_unowned=True", str(cm.exception))
+            self.assertEqual(cm.exception.code, "kNoHold")
         with self.assertRaises(BufferError):
             api.managed_tensor_from_py_object_no_sync(t, ctypes.byref(out))
         self.assertFalse(out)
