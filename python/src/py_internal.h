@@ -232,6 +232,9 @@ dlbridge::MemoryDescriptor* Mutable(PyObject* self);
 // ---- dlbridge.Tensor (tensor_type.cpp) ----
 
 extern PyType_Spec kTensorSpec;
+// Constructs the fields of a PyTensor fresh from tp_alloc: an empty tensor, no plans, no
+// exports, hold-less exports refused (every constructor of Tensor objects calls it).
+void InitTensorObject(PyObject* self);
 // The tensor's description changed: its exports are prepared again.
 void Invalidate(PyTensor* tensor) noexcept;
 // Prepares (and keeps) the tensor's plan of `kind`; throws the core's Error when the tensor

@@ -64,12 +64,9 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   }
   PyObject* self = type->tp_alloc(type, 0);
   if (self == nullptr) return nullptr;
+  InitTensorObject(self);
   dlbridge::Tensor& t = AsTensor(self)->t;
-  new (&t) dlbridge::Tensor();
-  AsTensor(self)->plans = nullptr;
-  new (&AsTensor(self)->exports) std::atomic<Py_ssize_t>(0);
   AsTensor(self)->allow_unowned = allowUnowned != 0;
-  AsTensor(self)->hold_moved = false;
   DLB_TRY
   t.layout = dlbridge::TensorLayout(dt, std::move(shapeValues), std::move(strideValues),
                                     static_cast<uint64_t>(offset));
@@ -250,6 +247,15 @@ PyType_Slot kTensorSlots[] = {
 };
 
 }  // namespace
+
+void InitTensorObject(PyObject* self) {
+  PyTensor* tensor = AsTensor(self);
+  new (&tensor->t) dlbridge::Tensor();
+  tensor->plans = nullptr;
+  new (&tensor->exports) std::atomic<Py_ssize_t>(0);
+  tensor->allow_unowned = false;
+  tensor->hold_moved = false;
+}
 
 // PY-11: every export comes from the core's plan of its kind, kept until the description
 // changes.
