@@ -14,8 +14,8 @@ import weakref
 import numpy as np
 
 import dlbridge
-from support import (DLManagedTensorVersioned, ReleaseCounter, address_of, capsule_pointer,
-                     exchange_api, host_tensor, owned)
+from support import (DELETER, DLManagedTensorVersioned, HandBuilt, ReleaseCounter, address_of,
+                     capsule_pointer, exchange_api, host_tensor, owned)
 
 _api = ctypes.pythonapi
 _api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
@@ -334,6 +334,15 @@ class HoldlessOptIn(unittest.TestCase):
         self.assertEqual(counter.calls, 1)
         with self.assertRaises(TypeError):
             dlbridge.Tensor(dlbridge.MemoryDescriptor(), "float32", (0,), None, 0, None, 0, True)
+
+    def test_py54_an_import_without_a_deleter_holds_nothing_and_is_not_re_exported(self):
+        producer = HandBuilt(versioned=True, strides=[1])
+        producer.managed.deleter = DELETER()  # NULL: legal (IMP-3), the import holds nothing
+        imported = dlbridge.from_dlpack(producer.capsule())
+        self.assertFalse(imported.descriptor.HasOwnership())
+        with self.assertRaises(BufferError) as cm:
+            np.from_dlpack(imported)
+        self.assertEqual(cm.exception.code, "kNoHold")
 
 
 class ConsumedDescriptors(unittest.TestCase):
