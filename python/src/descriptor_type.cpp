@@ -314,16 +314,19 @@ bool InterpreterFinalizing() noexcept {
 // leak; the threads already entering Python get the GIL (released while waiting) and finish.
 PyObject* ShutdownHook(PyObject*, PyObject*) {
   g_shutting_down.store(true);
-  while (g_in_python.load() != 0) {
+  while (g_in_python.load() > 0) {
     PyThreadState* saved = PyEval_SaveThread();
-    struct timespec pause = {0, 200000};  // 0.2 ms
-    nanosleep(&pause, nullptr);
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
     PyEval_RestoreThread(saved);
   }
   Py_RETURN_NONE;
 }
 
 PyMethodDef kShutdownHookDef = {"_dlbridge_shutdown", ShutdownHook, METH_NOARGS, nullptr};
+
+// A forked child has only the forking thread: threads the parent counted in are not there to
+// leave, and the child's exit would wait for them for ever.
+void ForgetOtherThreads() { g_in_python.store(0); }
 
 }  // namespace
 
@@ -345,6 +348,13 @@ void LeavePython(PyGILState_STATE state) noexcept {
 }
 
 int InstallShutdownHook() {
+#if !defined(_WIN32)
+  static const bool kAtFork = pthread_atfork(nullptr, nullptr, &ForgetOtherThreads) == 0;
+  if (!kAtFork) {
+    PyErr_SetString(PyExc_RuntimeError, "dlbridge: pthread_atfork failed");
+    return -1;
+  }
+#endif
   PyObject* atexit = PyImport_ImportModule("atexit");
   if (atexit == nullptr) return -1;
   PyObject* hook = PyCFunction_New(&kShutdownHookDef, nullptr);

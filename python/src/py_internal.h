@@ -31,22 +31,27 @@
 #include <dlpack/dlpack.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <exception>
 #include <memory>
 #include <new>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "dlbridge/dlbridge.h"
+
+#if !defined(_WIN32)
+#include <pthread.h>
+#endif
 
 #if DLPACK_MAJOR_VERSION == 1 && DLPACK_MINOR_VERSION >= 3
 #define DLBRIDGE_PY_EXCHANGE_API 1

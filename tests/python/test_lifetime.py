@@ -214,6 +214,35 @@ RACE = textwrap.dedent("""
 """)
 
 
+FORK = textwrap.dedent("""
+    import ctypes, os, sys, time
+    import dlbridge
+    helper = ctypes.CDLL(os.environ["DLBRIDGE_PY_THREAD_HELPER"])
+    helper.dlbt_call_later.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+    owner = dlbridge.MemoryDescriptor()
+    owner.SetOwner([1])
+    release, context = owner.TakeRelease()
+    sys.setswitchinterval(30)  # this thread keeps the GIL while it spins
+    assert helper.dlbt_call_later(release, context, 10000000) == 0  # waits for the GIL from 10 ms
+    end = time.monotonic() + 0.3
+    while time.monotonic() < end:
+        pass
+    pid = os.fork()  # the native thread is counted in, waiting for the GIL; the child lacks it
+    if pid == 0:
+        sys.exit(0)  # a normal exit: atexit, dlbridge's hook included
+    sys.setswitchinterval(0.005)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            sys.exit(os.waitstatus_to_exitcode(status))
+        time.sleep(0.01)
+    os.kill(pid, 9)
+    print("the forked child hung at exit")
+    sys.exit(3)
+""")
+
+
 class Shutdown(unittest.TestCase):
     """PY-52: deleters and releases racing interpreter exit on native threads."""
 
@@ -232,6 +261,13 @@ class Shutdown(unittest.TestCase):
                 self.assertNotIn(b"terminate", proc.stderr)
                 self.assertEqual(proc.returncode, 0, proc.stderr.decode(errors="replace"))
                 self.assertEqual(proc.stdout, b"spawned\n")
+
+    def test_py52_a_forked_child_does_not_wait_for_its_parents_threads_at_exit(self):
+        if not os.environ.get("DLBRIDGE_PY_THREAD_HELPER") or not hasattr(os, "fork"):
+            self.skipTest("needs os.fork and DLBRIDGE_PY_THREAD_HELPER (ctest sets it)")
+        proc = subprocess.run([sys.executable, "-c", FORK], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=60, env=dict(os.environ))
+        self.assertEqual((proc.returncode, proc.stdout), (0, b""), proc.stderr.decode(errors="replace"))
 
 
 class Collection(unittest.TestCase):
