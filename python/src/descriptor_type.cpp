@@ -355,6 +355,7 @@ int InstallShutdownHook() {
     return -1;
   }
 #endif
+  g_shutting_down.store(false);  // an embedder's interpreter initialised again imports anew
   PyObject* atexit = PyImport_ImportModule("atexit");
   if (atexit == nullptr) return -1;
   PyObject* hook = PyCFunction_New(&kShutdownHookDef, nullptr);
