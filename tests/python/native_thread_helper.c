@@ -1,6 +1,8 @@
 /* A test helper for tests/python/test_lifetime.py (PY-52): runs a C callback on a new native
  * thread after a delay, so that a deleter can race the interpreter's exit from a thread
  * Python never saw. Loaded with ctypes; built by python/CMakeLists.txt. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep under a strict -std=c11 */
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
