@@ -54,7 +54,8 @@ class Tensor:
 
     def __init__(self, descriptor: MemoryDescriptor, dtype: _Dtype, shape: Sequence[SupportsIndex],
                  strides: Sequence[SupportsIndex] | None = None, byte_offset: SupportsIndex = 0,
-                 device: _Device | None = None, flags: SupportsIndex = 0) -> None: ...
+                 device: _Device | None = None, flags: SupportsIndex = 0, *,
+                 allow_unowned: bool = False) -> None: ...
     def __dlpack__(self, /, *, stream: int | None = None,
                    max_version: Tuple[int, int] | None = None, dl_device: _Device | None = None,
                    copy: bool | None = None) -> Any: ...

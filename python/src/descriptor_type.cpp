@@ -43,6 +43,7 @@ PyObject* DescriptorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   new (&d->own) dlbridge::MemoryDescriptor();
   d->d = &d->own;
   d->base = nullptr;
+  d->consumed = false;
   DLB_TRY
   if (pointer != nullptr || size != nullptr || std::strcmp(space, "host") != 0 ||
       std::strcmp(role, "data") != 0) {
@@ -54,11 +55,43 @@ PyObject* DescriptorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
 
 void DescriptorDealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
   PyDescriptor* d = AsDescriptor(self);
-  d->own.~MemoryDescriptor();  // drops this object's own hold, if any
-  Py_CLEAR(d->base);
+  {
+    SavedException saved;        // see PY-51: a pending exception survives the release
+    d->own.~MemoryDescriptor();  // drops this object's own hold, if any
+    Py_CLEAR(d->base);
+  }
   type->tp_free(self);
   Py_DECREF(type);
+}
+
+// PY-53: the cycle collector sees the Python owner this object's own descriptor holds and
+// the tensor a view keeps (a view's owner is the tensor's, which the tensor reports).
+int DescriptorTraverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  PyDescriptor* d = AsDescriptor(self);
+  Py_VISIT(d->base);
+  Py_VISIT(SolePythonOwner(d->own));
+  return 0;
+}
+
+int DescriptorClear(PyObject* self) {
+  PyDescriptor* d = AsDescriptor(self);
+  if (SolePythonOwner(d->own) != nullptr) d->own.SetOwner(nullptr);  // drops the reference
+  d->d = &d->own;  // a view must not outlive the tensor it points into
+  Py_CLEAR(d->base);
+  return 0;
+}
+
+// (see PY-50) The hold of a tensor's descriptor view is about to change (a new hold, cleared or
+// handed over): refused while exports rely on it; else the tensor prepares its exports again
+// and the descriptor is no longer marked consumed.
+dlbridge::MemoryDescriptor* HoldChange(PyObject* self, const char* what) {
+  PyDescriptor* d = AsDescriptor(self);
+  if (d->base != nullptr && !CheckNoLiveExports(AsTensor(d->base), what)) return nullptr;
+  ConsumedMark(d) = false;
+  return Mutable(self);
 }
 
 PyObject* DescSet(PyObject* self, PyObject* args, PyObject* kwargs) {
@@ -128,7 +161,9 @@ PyObject* DescSetReleaseAddress(PyObject* self, PyObject* const* args, Py_ssize_
   if (!ToAddress(args[0], "release", &release) || !ToAddress(args[1], "context", &context)) {
     return nullptr;
   }
-  AsDescriptor(self)->d->SetReleaseAddress(release, context);
+  dlbridge::MemoryDescriptor* d = HoldChange(self, "SetReleaseAddress");
+  if (d == nullptr) return nullptr;
+  d->SetReleaseAddress(release, context);
   Py_RETURN_NONE;
 }
 
@@ -141,12 +176,14 @@ PyObject* DescGetReleaseContextAddress(PyObject* self, PyObject*) {
 }
 
 PyObject* DescSetOwner(PyObject* self, PyObject* owner) {
+  dlbridge::MemoryDescriptor* d = HoldChange(self, "SetOwner");
+  if (d == nullptr) return nullptr;
   DLB_TRY
   if (owner == Py_None) {
-    AsDescriptor(self)->d->SetOwner(nullptr);
+    d->SetOwner(nullptr);
   } else {
     Py_INCREF(owner);  // on bad_alloc, shared_ptr's constructor runs the deleter (a DECREF)
-    AsDescriptor(self)->d->SetOwner(std::shared_ptr<const void>(owner, PyOwnerDeleter{}));
+    d->SetOwner(std::shared_ptr<const void>(owner, PyOwnerDeleter{}));
   }
   DLB_CATCH(nullptr)
   Py_RETURN_NONE;
@@ -169,8 +206,10 @@ PyObject* DescHasOwnership(PyObject* self, PyObject*) {
 PyObject* DescTakeRelease(PyObject* self, PyObject*) {
   dlbridge::ReleaseFunction release = nullptr;
   void* context = nullptr;
+  dlbridge::MemoryDescriptor* d = HoldChange(self, "TakeRelease");
+  if (d == nullptr) return nullptr;
   DLB_TRY
-  AsDescriptor(self)->d->TakeRelease(release, context);
+  d->TakeRelease(release, context);
   DLB_CATCH(nullptr)
   PyObject* r = PyLong_FromVoidPtr(reinterpret_cast<void*>(release));
   PyObject* c = r != nullptr ? PyLong_FromVoidPtr(context) : nullptr;
@@ -230,7 +269,7 @@ PyMethodDef kDescriptorMethods[] = {
      "SetOwner($self, obj, /)\n--\n\n"
      "Hold the memory by keeping a strong reference to the Python object `obj` "
      "(None clears the hold). The reference is dropped with the GIL taken, on whichever thread "
-     "drops the hold; after interpreter finalisation it is leaked instead."},
+     "drops the hold; from interpreter shutdown on it is leaked instead."},
     {"GetOwner", DLB_METH(DescGetOwner), METH_NOARGS,
      "GetOwner($self, /)\n--\n\n-> the object given to SetOwner, or None"},
     {"HasOwnership", DLB_METH(DescHasOwnership), METH_NOARGS,
@@ -245,6 +284,8 @@ PyMethodDef kDescriptorMethods[] = {
 PyType_Slot kDescriptorSlots[] = {
     {Py_tp_new, reinterpret_cast<void*>(DescriptorNew)},
     {Py_tp_dealloc, reinterpret_cast<void*>(DescriptorDealloc)},
+    {Py_tp_traverse, reinterpret_cast<void*>(DescriptorTraverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(DescriptorClear)},
     {Py_tp_repr, reinterpret_cast<void*>(DescRepr)},
     {Py_tp_methods, kDescriptorMethods},
     {Py_tp_doc,
@@ -255,15 +296,94 @@ PyType_Slot kDescriptorSlots[] = {
     {0, nullptr},
 };
 
+// Shutdown (PY-52): threads between EnterPython's check and LeavePython, and whether the
+// atexit hook has run. Sequentially consistent: a thread counts itself in, then reads the
+// flag; the hook sets the flag, then waits for the count to reach zero.
+std::atomic<long> g_in_python{0};
+std::atomic<bool> g_shutting_down{false};
+
+bool InterpreterFinalizing() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
+// Runs from atexit, before finalisation begins, with the GIL held: from here on releases
+// leak; the threads already entering Python get the GIL (released while waiting) and finish.
+PyObject* ShutdownHook(PyObject*, PyObject*) {
+  g_shutting_down.store(true);
+  while (g_in_python.load() > 0) {
+    PyThreadState* saved = PyEval_SaveThread();
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    PyEval_RestoreThread(saved);
+  }
+  Py_RETURN_NONE;
+}
+
+PyMethodDef kShutdownHookDef = {"_dlbridge_shutdown", ShutdownHook, METH_NOARGS, nullptr};
+
+// A forked child has only the forking thread: threads the parent counted in are not there to
+// leave, and the child's exit would wait for them for ever.
+void ForgetOtherThreads() { g_in_python.store(0); }
+
 }  // namespace
 
-// PY-3: a Python owner's reference is dropped with the GIL taken, on any thread; after
-// finalisation it is leaked.
-void DecRefAnyThread(PyObject* object) noexcept {
-  if (!Py_IsInitialized()) return;  // the interpreter is gone (or going): leak on purpose
-  PyGILState_STATE state = PyGILState_Ensure();
-  Py_DECREF(object);
+// PY-52: Python is entered only before shutdown; a thread that could not take the GIL any
+// more (PyGILState_Ensure after finalisation began ends the thread) leaks instead.
+bool EnterPython(PyGILState_STATE* state) noexcept {
+  g_in_python.fetch_add(1);
+  if (g_shutting_down.load() || !Py_IsInitialized() || InterpreterFinalizing()) {
+    g_in_python.fetch_sub(1);
+    return false;
+  }
+  *state = PyGILState_Ensure();
+  return true;
+}
+
+void LeavePython(PyGILState_STATE state) noexcept {
   PyGILState_Release(state);
+  g_in_python.fetch_sub(1);
+}
+
+int InstallShutdownHook() {
+#if !defined(_WIN32)
+  static const bool kAtFork = pthread_atfork(nullptr, nullptr, &ForgetOtherThreads) == 0;
+  if (!kAtFork) {
+    PyErr_SetString(PyExc_RuntimeError, "dlbridge: pthread_atfork failed");
+    return -1;
+  }
+#endif
+  g_shutting_down.store(false);  // an embedder's interpreter initialised again imports anew
+  PyObject* atexit = PyImport_ImportModule("atexit");
+  if (atexit == nullptr) return -1;
+  PyObject* hook = PyCFunction_New(&kShutdownHookDef, nullptr);
+  PyObject* result = hook != nullptr ? PyObject_CallMethod(atexit, "register", "O", hook) : nullptr;
+  Py_XDECREF(hook);
+  Py_DECREF(atexit);
+  if (result == nullptr) return -1;
+  Py_DECREF(result);
+  return 0;
+}
+
+// PY-3: a Python owner's reference is dropped with the GIL taken, on any thread; from
+// shutdown on it is leaked.
+void DecRefAnyThread(PyObject* object) noexcept {
+  PyGILState_STATE state;
+  if (!EnterPython(&state)) return;  // the interpreter is going: leak on purpose
+  Py_DECREF(object);
+  LeavePython(state);
+}
+
+PyObject* SolePythonOwner(const dlbridge::MemoryDescriptor& d) {
+  std::shared_ptr<const void> owner = d.GetOwner();
+  // Only a reference the descriptor alone keeps is reported (use_count: it and this copy):
+  // a shared one is external to the collector, so the owner is kept, never freed early.
+  if (!owner || std::get_deleter<PyOwnerDeleter>(owner) == nullptr || owner.use_count() != 2) {
+    return nullptr;
+  }
+  return static_cast<PyObject*>(const_cast<void*>(owner.get()));
 }
 
 // The descriptor is about to change: a tensor it belongs to must check its exports again.
@@ -281,10 +401,11 @@ PyObject* DescriptorView(PyObject* tensor) {
   d->d = &AsTensor(tensor)->t.descriptor;
   Py_INCREF(tensor);
   d->base = tensor;
+  d->consumed = false;
   return self;
 }
 
 PyType_Spec kDescriptorSpec = {"dlbridge.MemoryDescriptor", sizeof(PyDescriptor), 0,
-                               Py_TPFLAGS_DEFAULT, kDescriptorSlots};
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, kDescriptorSlots};
 
 }  // namespace dlbpy

@@ -11,13 +11,16 @@ void DropTensorRef(void* object) noexcept { DecRefAnyThread(static_cast<PyObject
 
 // PY-12: ends an emission (its deleter may run on any thread, with the GIL or without it):
 // takes the GIL once to free the pymalloc block and drop the tensor reference (the
-// keep-alive); after interpreter finalisation both are leaked on purpose.
+// keep-alive); from interpreter shutdown on both are leaked on purpose (see PY-52).
 void EndExport(void* block, dlbridge::KeepAlive keepAlive) noexcept {
-  if (!Py_IsInitialized()) return;
-  PyGILState_STATE state = PyGILState_Ensure();
+  auto* tensor = static_cast<PyObject*>(keepAlive.context);
+  // One export fewer relies on the hold (see PY-50); the tensor lives until the DECREF below.
+  if (tensor != nullptr) AsTensor(tensor)->exports.fetch_sub(1, std::memory_order_release);
+  PyGILState_STATE state;
+  if (!EnterPython(&state)) return;
   PyMem_Free(block);
-  Py_XDECREF(static_cast<PyObject*>(keepAlive.context));
-  PyGILState_Release(state);
+  Py_XDECREF(tensor);
+  LeavePython(state);
 }
 
 constexpr dlbridge::ExportAllocator kPyAllocator{&PyMem_Malloc, &EndExport};
@@ -37,6 +40,7 @@ Managed* ExportSelf(PyObject* object) {
     m = LegacyPlan(self).EmitLegacy(keepAlive, kPyAllocator);
   }
   Py_INCREF(object);  // the emission holds it from here on (its deleter drops it)
+  self->exports.fetch_add(1, std::memory_order_relaxed);  // see PY-50: one more relies on the hold
   return m;
 }
 
@@ -93,22 +97,6 @@ PyObject* NewCapsule(DLManagedTensor* m);
 
 // ---- Capsules ----
 
-// Preserves the pending exception (if any) across a capsule destructor's work.
-struct SavedException {
-#if PY_VERSION_HEX >= 0x030C0000
-  PyObject* exc = PyErr_GetRaisedException();
-  ~SavedException() { PyErr_SetRaisedException(exc); }
-#else
-  PyObject* type = nullptr;
-  PyObject* value = nullptr;
-  PyObject* traceback = nullptr;
-  SavedException() { PyErr_Fetch(&type, &value, &traceback); }
-  ~SavedException() { PyErr_Restore(type, value, traceback); }
-#endif
-  SavedException(const SavedException&) = delete;
-  SavedException& operator=(const SavedException&) = delete;
-};
-
 // PY-13: calls the deleter only while the capsule is unconsumed (still named kName).
 template <class Managed, const char* kName>
 void CapsuleDestructorWork(PyObject* capsule) {
@@ -128,13 +116,8 @@ void CapsuleDestructorWork(PyObject* capsule) {
 
 template <class Managed, const char* kName>
 void CapsuleDestructor(PyObject* capsule) {
-  if (PyErr_Occurred() == nullptr) {
-    CapsuleDestructorWork<Managed, kName>(capsule);
-    if (PyErr_Occurred() != nullptr) PyErr_Clear();  // a deleter must not leave one behind
-  } else {
-    SavedException saved;  // the pending exception survives the deleter
-    CapsuleDestructorWork<Managed, kName>(capsule);
-  }
+  SavedException saved;  // a pending exception survives the deleter, which leaves none (see PY-51)
+  CapsuleDestructorWork<Managed, kName>(capsule);
 }
 
 PyObject* NewCapsule(DLManagedTensorVersioned* m) {

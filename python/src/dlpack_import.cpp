@@ -9,8 +9,7 @@ namespace {
 PyObject* AllocTensor() {
   PyObject* self = g_tensor_type->tp_alloc(g_tensor_type, 0);
   if (self == nullptr) return nullptr;
-  new (&AsTensor(self)->t) dlbridge::Tensor();
-  AsTensor(self)->plans = nullptr;
+  InitTensorObject(self);
   return self;
 }
 

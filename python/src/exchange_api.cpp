@@ -123,9 +123,15 @@ int ApiFromPyObject(void* pyObject, DLManagedTensorVersioned** out) {
     return -1;
   }
   if (!IsTensor(obj)) return -1;
+  DLManagedTensorVersioned* m = nullptr;
   DLB_TRY
-  *out = ExportVersioned(obj);
+  m = ExportVersioned(obj);
   DLB_CATCH(-1)
+  if (PyErr_Occurred() != nullptr) {  // a success with an exception set is a failure
+    m->deleter(m);
+    return -1;
+  }
+  *out = m;
   return 0;
 }
 
@@ -138,6 +144,10 @@ int ApiToPyObject(DLManagedTensorVersioned* tensor, void** out) {
   *out = nullptr;
   PyObject* obj = ImportManaged(tensor);
   if (obj == nullptr) return -1;
+  if (PyErr_Occurred() != nullptr) {  // a success with an exception set is a failure
+    Py_DECREF(obj);
+    return -1;
+  }
   *out = obj;
   return 0;
 }

@@ -113,7 +113,7 @@ PyMODINIT_FUNC PyInit__dlbridge(void) {
   if (module == nullptr) return nullptr;
   g_descriptor_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&kDescriptorSpec));
   g_tensor_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&kTensorSpec));
-  if (g_descriptor_type == nullptr || g_tensor_type == nullptr) {
+  if (g_descriptor_type == nullptr || g_tensor_type == nullptr || InstallShutdownHook() != 0) {
     Py_DECREF(module);
     return nullptr;
   }

@@ -17,10 +17,11 @@
 //   exchange_api.cpp      the DLPack 1.3 C exchange table published on dlbridge.Tensor
 //   checker_bindings.cpp  _check_capsule, _checker_rules (the conformance checker)
 //
-// Threads and finalisation: every release dlbridge installs that drops a Python reference
-// takes the GIL with PyGILState_Ensure, so it may run on any thread; once the interpreter is
-// no longer initialised (Py_IsInitialized() == 0) it deliberately leaks the reference
-// instead, because touching a finalised interpreter is undefined.
+// Threads and finalisation: every release and deleter dlbridge installs that touches Python
+// enters it through EnterPython (PyGILState_Ensure), so it may run on any thread at any time.
+// From interpreter shutdown on (an atexit hook, which waits for the threads already inside)
+// it leaks on purpose instead: PyGILState_Ensure once finalisation has begun ends the thread
+// with a forced unwind, which a noexcept deleter frame turns into std::terminate (see PY-52).
 #pragma once
 
 // Python.h first, as CPython asks (it may set macros the standard headers read); then every
@@ -29,6 +30,8 @@
 #include <Python.h>
 #include <dlpack/dlpack.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -39,11 +42,16 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "dlbridge/dlbridge.h"
+
+#if !defined(_WIN32)
+#include <pthread.h>
+#endif
 
 #if DLPACK_MAJOR_VERSION == 1 && DLPACK_MINOR_VERSION >= 3
 #define DLBRIDGE_PY_EXCHANGE_API 1
@@ -92,16 +100,19 @@ extern PyTypeObject* g_tensor_type;
 // ---- The objects ----
 
 // A dlbridge.MemoryDescriptor: its own descriptor, or a view of a dlbridge.Tensor's.
+// Both types take part in garbage collection (see PY-53): a Python owner (SetOwner) may refer
+// back to the tensor or descriptor holding it.
 struct PyDescriptor {
   PyObject_HEAD dlbridge::MemoryDescriptor own;  // used when this object owns its descriptor
   dlbridge::MemoryDescriptor* d;                 // &own, or the descriptor inside `base`
   PyObject* base;                                // the dlbridge.Tensor viewed, or null
+  bool consumed;  // its hold moved into a Tensor and none was set since (see PY-55; views: base's)
 };
 
 // The core's ExportPlans of one dlbridge.Tensor, one per kind, each prepared at the first
 // export of its kind and emitted from until the description changes (descriptor setters
 // through Tensor.descriptor, Tensor.flags: Invalidate); the layout never changes. Out of line
-// (one pymalloc block, made at the first export), so that a Tensor stays a pymalloc object.
+// (one pymalloc block, made at the first export), so that a Tensor stays small.
 struct ExportPlans {
   std::optional<dlbridge::ExportPlan> versioned;  // ToDLPackVersioned's checks passed
   std::optional<dlbridge::ExportPlan> legacy;     // ToDLPack's checks passed
@@ -111,10 +122,20 @@ struct ExportPlans {
 struct PyTensor {
   PyObject_HEAD dlbridge::Tensor t;
   ExportPlans* plans;  // null until the first export
+  // Zero-copy exports not yet deleted (capsules, exchange-API tensors): each keeps this
+  // object alive and relies on its hold (see PY-50). Decremented by deleters on any thread.
+  std::atomic<Py_ssize_t> exports;
+  bool allow_unowned;  // Tensor(..., allow_unowned=True): hold-less exports allowed (see PY-54)
+  bool hold_moved;     // its hold moved into another Tensor through a view (see PY-55)
 };
 
 inline PyDescriptor* AsDescriptor(PyObject* self) { return reinterpret_cast<PyDescriptor*>(self); }
 inline PyTensor* AsTensor(PyObject* self) { return reinterpret_cast<PyTensor*>(self); }
+// Whether a descriptor object's hold moved into a Tensor and none was set since: its own
+// mark, or for a view the viewed tensor's (each Tensor.descriptor is a new view object).
+inline bool& ConsumedMark(PyDescriptor* d) {
+  return d->base != nullptr ? AsTensor(d->base)->hold_moved : d->consumed;
+}
 
 // ---- Errors (errors.cpp) ----
 
@@ -132,13 +153,43 @@ void SetError(const dlbridge::Error& e);
 // Converts whatever a C++ call threw into the Python exception; call it in a catch block.
 void SetCurrentException();
 
+// Thrown by C++ code that has already set the Python exception.
+struct PythonErrorSet {};
+
 #define DLB_TRY try {
-#define DLB_CATCH(result)           \
-  }                                 \
-  catch (...) {                     \
-    ::dlbpy::SetCurrentException(); \
-    return result;                  \
+#define DLB_CATCH(result)                  \
+  }                                        \
+  catch (const ::dlbpy::PythonErrorSet&) { \
+    return result;                         \
+  }                                        \
+  catch (...) {                            \
+    ::dlbpy::SetCurrentException();        \
+    return result;                         \
   }
+
+// Saves the error indicator (a pending exception) for its lifetime and restores it, so that
+// user callbacks run by deallocs and deleters neither see nor lose it.
+// PY-51: every dealloc, release and capsule destructor of the module runs in one.
+struct SavedException {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* exc = PyErr_GetRaisedException();
+  ~SavedException() { PyErr_SetRaisedException(exc); }
+#else
+  PyObject* type = nullptr;
+  PyObject* value = nullptr;
+  PyObject* traceback = nullptr;
+  SavedException() { PyErr_Fetch(&type, &value, &traceback); }
+  ~SavedException() {
+    if (type != nullptr) {
+      PyErr_Restore(type, value, traceback);
+    } else {
+      PyErr_Clear();  // a callback must not leave an exception where there was none
+    }
+  }
+#endif
+  SavedException(const SavedException&) = delete;
+  SavedException& operator=(const SavedException&) = delete;
+};
 
 #define DLB_METH(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn))
 
@@ -178,8 +229,20 @@ inline bool ToIntPair(PyObject* value, const char* what, int64_t* first, int64_t
 // ---- dlbridge.MemoryDescriptor (descriptor_type.cpp) ----
 
 extern PyType_Spec kDescriptorSpec;
-// Drops a reference on any thread, taking the GIL; leaks it after finalisation.
+// Enters Python from any thread: true with the GIL taken (end with LeavePython); false from
+// interpreter shutdown on, when the caller must leak what it would have dropped.
+bool EnterPython(PyGILState_STATE* state) noexcept;
+void LeavePython(PyGILState_STATE state) noexcept;
+// Registers the atexit hook after which EnterPython refuses (module init); -1 on error.
+int InstallShutdownHook();
+// Drops a reference on any thread, taking the GIL; leaks it from shutdown on.
 void DecRefAnyThread(PyObject* object) noexcept;
+// The Python object a descriptor's owner hold keeps (SetOwner), when that hold is the only
+// reference to it that C++ has; else null. Borrowed.
+PyObject* SolePythonOwner(const dlbridge::MemoryDescriptor& d);
+// The tensor's hold cannot change while exports rely on it: sets BufferError naming them and
+// returns false (`what` names the call).
+bool CheckNoLiveExports(PyTensor* tensor, const char* what);
 // A MemoryDescriptor object viewing `tensor`'s own descriptor (Tensor.descriptor).
 PyObject* DescriptorView(PyObject* tensor);
 // The descriptor of a MemoryDescriptor object that is about to change: a tensor it belongs
@@ -189,6 +252,9 @@ dlbridge::MemoryDescriptor* Mutable(PyObject* self);
 // ---- dlbridge.Tensor (tensor_type.cpp) ----
 
 extern PyType_Spec kTensorSpec;
+// Constructs the fields of a PyTensor fresh from tp_alloc: an empty tensor, no plans, no
+// exports, hold-less exports refused (every constructor of Tensor objects calls it).
+void InitTensorObject(PyObject* self);
 // The tensor's description changed: its exports are prepared again.
 void Invalidate(PyTensor* tensor) noexcept;
 // Prepares (and keeps) the tensor's plan of `kind`; throws the core's Error when the tensor

@@ -14,11 +14,12 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject* byteOffset = nullptr;
   PyObject* device = Py_None;
   PyObject* flags = nullptr;
-  static const char* keywords[] = {"descriptor",  "dtype",  "shape", "strides",
-                                   "byte_offset", "device", "flags", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO|OOOO:Tensor", const_cast<char**>(keywords),
+  int allowUnowned = 0;
+  static const char* keywords[] = {"descriptor", "dtype", "shape",         "strides", "byte_offset",
+                                   "device",     "flags", "allow_unowned", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO|OOOO$p:Tensor", const_cast<char**>(keywords),
                                    g_descriptor_type, &descriptor, &dtype, &shape, &strides,
-                                   &byteOffset, &device, &flags)) {
+                                   &byteOffset, &device, &flags, &allowUnowned)) {
     return nullptr;
   }
   DLDataType dt{};
@@ -48,11 +49,24 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
     PyErr_SetString(PyExc_ValueError, "device must be (device_type, device_id) with 32-bit values");
     return nullptr;
   }
+  PyDescriptor* from = AsDescriptor(descriptor);
+  // PY-50: a view's hold moves only when no export of the viewed tensor relies on it.
+  if (from->base != nullptr && !CheckNoLiveExports(AsTensor(from->base), "Tensor(descriptor)")) {
+    return nullptr;
+  }
+  // PY-55: a hold moves once; a second Tensor from the same descriptor would hold nothing.
+  if (ConsumedMark(from) && !allowUnowned) {
+    PyErr_SetString(PyExc_BufferError,
+                    "Tensor: the MemoryDescriptor's hold already moved into an earlier "
+                    "dlbridge.Tensor, so this one would hold nothing; give the descriptor a hold "
+                    "again (SetOwner, SetReleaseAddress) or pass allow_unowned=True");
+    return nullptr;
+  }
   PyObject* self = type->tp_alloc(type, 0);
   if (self == nullptr) return nullptr;
+  InitTensorObject(self);
   dlbridge::Tensor& t = AsTensor(self)->t;
-  new (&t) dlbridge::Tensor();
-  AsTensor(self)->plans = nullptr;
+  AsTensor(self)->allow_unowned = allowUnowned != 0;
   DLB_TRY
   t.layout = dlbridge::TensorLayout(dt, std::move(shapeValues), std::move(strideValues),
                                     static_cast<uint64_t>(offset));
@@ -62,23 +76,47 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   // The hold moves into the tensor; the Python descriptor keeps its description only.
   dlbridge::MemoryDescriptor& source = *Mutable(descriptor);
   std::string role = source.GetRole();
+  const bool held = source.HasOwnership();
   t.descriptor = std::move(source);
   source.Set(t.descriptor.GetPointer(), t.descriptor.GetSizeInBytes(),
              t.descriptor.GetMemorySpace(), role.c_str());
   t.descriptor.SetRole(role.c_str());
+  if (held) ConsumedMark(from) = true;
   DLB_CATCH((Py_DECREF(self), nullptr))
   return self;
 }
 
 void TensorDealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
   if (ExportPlans* plans = AsTensor(self)->plans) {
     plans->~ExportPlans();
     PyMem_Free(plans);
   }
-  AsTensor(self)->t.~Tensor();  // drops the hold: calls the release or the imported deleter
+  {
+    SavedException saved;         // see PY-51: a pending exception survives the release
+    AsTensor(self)->t.~Tensor();  // drops the hold: calls the release or the imported deleter
+  }
   type->tp_free(self);
   Py_DECREF(type);
+}
+
+// (see PY-53) The cycle collector sees the Python owner of the tensor's hold (SetOwner through
+// Tensor.descriptor). Exports keep the tensor alive with references the collector cannot
+// see, so a tensor with live exports is never collected.
+int TensorTraverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(SolePythonOwner(AsTensor(self)->t.descriptor));
+  return 0;
+}
+
+int TensorClear(PyObject* self) {
+  PyTensor* tensor = AsTensor(self);
+  if (SolePythonOwner(tensor->t.descriptor) != nullptr) {
+    Invalidate(tensor);
+    tensor->t.descriptor.SetOwner(nullptr);  // drops the reference
+  }
+  return 0;
 }
 
 PyObject* TensorGetDescriptor(PyObject* self, void*) { return DescriptorView(self); }
@@ -271,17 +309,19 @@ PyGetSetDef kTensorGetSet[] = {
 PyType_Slot kTensorSlots[] = {
     {Py_tp_new, reinterpret_cast<void*>(TensorNew)},
     {Py_tp_dealloc, reinterpret_cast<void*>(TensorDealloc)},
+    {Py_tp_traverse, reinterpret_cast<void*>(TensorTraverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(TensorClear)},
     {Py_tp_repr, reinterpret_cast<void*>(TensorRepr)},
     {Py_tp_methods, kTensorMethods},
     {Py_tp_getset, kTensorGetSet},
     {Py_tp_doc,
      const_cast<char*>(
          "Tensor(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
-         "flags=0)\n--\n\nA described buffer and its layout. The descriptor's hold moves "
+         "flags=0, *, allow_unowned=False)\n--\n\nA described buffer and its layout. The descriptor's hold moves "
          "into the tensor (the descriptor keeps its description). dtype: a name "
          "('float32'), a NumPy or torch dtype, or (code, bits[, lanes]). Strides are in "
          "elements, not bytes (None = C-contiguous); device (type, id) None = from the "
-         "space.")},
+         "space. A tensor that holds nothing is exported only with allow_unowned=True.")},
     {0, nullptr},
 };
 
@@ -312,6 +352,15 @@ static std::string ByteStridesHint(const dlbridge::TensorLayout& layout) {
          elements + ")";
 }
 
+void InitTensorObject(PyObject* self) {
+  PyTensor* tensor = AsTensor(self);
+  new (&tensor->t) dlbridge::Tensor();
+  tensor->plans = nullptr;
+  new (&tensor->exports) std::atomic<Py_ssize_t>(0);
+  tensor->allow_unowned = false;
+  tensor->hold_moved = false;
+}
+
 // PY-11: every export comes from the core's plan of its kind, kept until the description
 // changes.
 void Invalidate(PyTensor* tensor) noexcept {
@@ -319,6 +368,14 @@ void Invalidate(PyTensor* tensor) noexcept {
   tensor->plans->versioned.reset();
   tensor->plans->legacy.reset();
 }
+
+namespace {
+
+// The core's own hold check (EXP-3) is left open: Python's rule (PY-54) decides, after the
+// core's other checks, naming the keyword.
+void LeaveHoldToPython(dlbridge::ExportOptions& options) { options.allow_unowned = true; }
+
+}  // namespace
 
 const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind kind) {
   if (tensor->plans == nullptr) {
@@ -329,18 +386,54 @@ const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind k
   std::optional<dlbridge::ExportPlan>& slot =
       kind == dlbridge::ExportKind::kLegacy ? tensor->plans->legacy : tensor->plans->versioned;
   dlbridge::ExportOptions options;
-  options.allow_unowned = true;  // replaced by the Tensor(allow_unowned=) keyword (engineer D)
-  try {
-    return slot.emplace(tensor->t, kind, options);  // the core's checks (see EXP-14)
-  } catch (const dlbridge::Error& e) {
-    if (e.code() != dlbridge::ErrorCode::kOutOfBounds) throw;
-    std::string hint = ByteStridesHint(tensor->t.layout);
-    if (hint.empty()) throw;
-    throw dlbridge::Error(e.code(), e.what() + hint);
+  LeaveHoldToPython(options);
+  slot.reset();
+  const dlbridge::ExportPlan& plan = [&]() -> const dlbridge::ExportPlan& {
+    try {
+      return slot.emplace(tensor->t, kind, options);  // the core's checks (see EXP-14)
+    } catch (const dlbridge::Error& e) {
+      if (e.code() != dlbridge::ErrorCode::kOutOfBounds) throw;
+      std::string hint = ByteStridesHint(tensor->t.layout);
+      if (hint.empty()) throw;
+      throw dlbridge::Error(e.code(), e.what() + hint);
+    }
+  }();
+  // PY-54: exporting memory nothing holds is a deliberate choice.
+  if (!tensor->allow_unowned && !tensor->t.descriptor.HasOwnership()) {
+    slot.reset();
+    // As the core's errors are: BufferError with `code`, the core's name for this refusal.
+    PyObject* exc = PyObject_CallFunction(
+        PyExc_BufferError, "s",
+        "export of a dlbridge.Tensor whose descriptor holds nothing (no owner, no release): "
+        "nothing would keep the memory valid while the export lives; give it a hold "
+        "(SetOwner(obj) or SetReleaseAddress, on the MemoryDescriptor or on Tensor.descriptor) "
+        "or build the Tensor with allow_unowned=True if the memory outlives every export");
+    if (exc != nullptr) {
+      PyObject* code = PyUnicode_FromString("kNoHold");
+      if (code == nullptr || PyObject_SetAttr(exc, g_str_code, code) != 0) PyErr_Clear();
+      Py_XDECREF(code);
+      PyErr_SetObject(PyExc_BufferError, exc);
+      Py_DECREF(exc);
+    }
+    throw PythonErrorSet{};
   }
+  return plan;
+}
+
+// PY-50: counted by ExportSelf and the deleters (dlpack_export.cpp).
+bool CheckNoLiveExports(PyTensor* tensor, const char* what) {
+  const Py_ssize_t live = tensor->exports.load(std::memory_order_acquire);
+  if (live == 0) return true;
+  PyErr_Format(PyExc_BufferError,
+               "%s through Tensor.descriptor: %zd live export(s) of this tensor (capsules or "
+               "exchange-API tensors not yet deleted) rely on its hold, which cannot be moved, "
+               "replaced or cleared until their consumers delete them",
+               what, live);
+  return false;
 }
 
 PyType_Spec kTensorSpec = {"dlbridge.Tensor", sizeof(PyTensor), 0,
-                           Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, kTensorSlots};
+                           Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+                           kTensorSlots};
 
 }  // namespace dlbpy

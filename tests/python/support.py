@@ -125,11 +125,23 @@ def exchange_api(tensor_type=dlbridge.Tensor):
     return DLPackExchangeAPI.from_address(capsule_pointer(capsule, "dlpack_exchange_api"))
 
 
+def owned(values, size=None, space="host"):
+    """A MemoryDescriptor over the ctypes buffer `values` (`size` bytes, default all of it),
+    held by a reference to `values` (exports need a hold, PY-54)."""
+    md = dlbridge.MemoryDescriptor(address_of(values), ctypes.sizeof(values) if size is None else size,
+                                   space)
+    md.SetOwner(values)
+    return md
+
+
 def host_tensor(values, dtype="float32", counter=None, **kwargs):
-    """A dlbridge.Tensor over a ctypes float buffer, held by `counter`'s release if given."""
+    """A dlbridge.Tensor over a ctypes float buffer, held by `counter`'s release if given,
+    else by a reference to `values`."""
     md = dlbridge.MemoryDescriptor(address_of(values), ctypes.sizeof(values), "host")
     if counter is not None:
         md.SetReleaseAddress(counter.address, 1234)
+    else:
+        md.SetOwner(values)
     shape = kwargs.pop("shape", (len(values),))
     return dlbridge.Tensor(md, dtype, shape, **kwargs)
 

@@ -140,19 +140,20 @@ class DescriptorApi(unittest.TestCase):
         self.assertEqual(t.dl_dtype, (0, 16, 1))
 
     def test_py5_gpu_tensor_device_comes_from_device_or_is_refused(self):
+        # Fake device addresses that nothing holds: the opt-in (PY-54).
         md = dlbridge.MemoryDescriptor(0x1000, 16, "cuda")
         with self.assertRaises(BufferError):
-            dlbridge.Tensor(md, "float32", (4,)).__dlpack_device__()
+            dlbridge.Tensor(md, "float32", (4,), allow_unowned=True).__dlpack_device__()
         md = dlbridge.MemoryDescriptor(0x1000, 16, "cuda")
-        self.assertEqual(dlbridge.Tensor(md, "float32", (4,), device=(2, 1)).__dlpack_device__(), (2, 1))
+        self.assertEqual(dlbridge.Tensor(md, "float32", (4,), allow_unowned=True, device=(2, 1)).__dlpack_device__(), (2, 1))
         md = dlbridge.MemoryDescriptor(0x1000, 16, "host")
-        self.assertEqual(dlbridge.Tensor(md, "float32", (4,), device=(3, 0)).__dlpack_device__(), (3, 0))
+        self.assertEqual(dlbridge.Tensor(md, "float32", (4,), allow_unowned=True, device=(3, 0)).__dlpack_device__(), (3, 0))
         md = dlbridge.MemoryDescriptor(0x1000, 16, "host")
         with self.assertRaises(BufferError):
-            dlbridge.Tensor(md, "float32", (4,), device=(2, 0)).__dlpack_device__()
+            dlbridge.Tensor(md, "float32", (4,), allow_unowned=True, device=(2, 0)).__dlpack_device__()
         # The export's own device rule: kDLCPU's device_id must be 0, as __dlpack__ says too.
         md = dlbridge.MemoryDescriptor(0x1000, 16, "host")
-        t = dlbridge.Tensor(md, "float32", (4,), device=(1, 5))
+        t = dlbridge.Tensor(md, "float32", (4,), allow_unowned=True, device=(1, 5))
         for call in (t.__dlpack_device__, t.__dlpack__):
             with self.subTest(call=call.__name__), self.assertRaises(BufferError) as cm:
                 call()

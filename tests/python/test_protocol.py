@@ -6,7 +6,7 @@ import unittest
 import dlbridge
 from support import (DELETER, NAMES, DLManagedTensor, DLManagedTensorVersioned, DLTensor, HandBuilt,
                      ReleaseCounter, SET_ERROR, address_of, capsule_name, capsule_pointer,
-                     exchange_api, host_tensor, make_capsule)
+                     exchange_api, host_tensor, make_capsule, owned)
 
 F_RO = dlbridge.FLAG_READ_ONLY
 F_COPIED = dlbridge.FLAG_IS_COPIED
@@ -75,14 +75,16 @@ class DlpackArguments(unittest.TestCase):
         for s in (0, 1, 2, -1, 12345):
             with self.subTest(cpu=s), self.assertRaises(ValueError):
                 self.t.__dlpack__(stream=s)
-        cuda = dlbridge.Tensor(dlbridge.MemoryDescriptor(0x10000, 16, "cuda"), "float32", (4,), device=(2, 0))
+        cuda = dlbridge.Tensor(dlbridge.MemoryDescriptor(0x10000, 16, "cuda"), "float32", (4,), device=(2, 0),
+                               allow_unowned=True)
         for s in (None, 1, 2, -1, 0x7F0000001000, 2 ** 64 - 1):
             with self.subTest(cuda=s):
                 cuda.__dlpack__(stream=s)
         for s in (0, -2):
             with self.subTest(cuda=s), self.assertRaises(ValueError):
                 cuda.__dlpack__(stream=s)
-        rocm = dlbridge.Tensor(dlbridge.MemoryDescriptor(0x10000, 16, "hip"), "float32", (4,), device=(10, 0))
+        rocm = dlbridge.Tensor(dlbridge.MemoryDescriptor(0x10000, 16, "hip"), "float32", (4,), device=(10, 0),
+                               allow_unowned=True)
         for s in (None, 0, -1, 3):
             with self.subTest(rocm=s):
                 rocm.__dlpack__(stream=s)
@@ -138,7 +140,8 @@ class DlpackArguments(unittest.TestCase):
         del pinned, moved
         self.assertEqual(pinned_counter.calls, 1)
         # Device memory cannot be copied by dlbridge.
-        cuda = dlbridge.Tensor(dlbridge.MemoryDescriptor(0x10000, 16, "cuda"), "float32", (4,), device=(2, 0))
+        cuda = dlbridge.Tensor(dlbridge.MemoryDescriptor(0x10000, 16, "cuda"), "float32", (4,), device=(2, 0),
+                               allow_unowned=True)
         with self.assertRaises(BufferError):
             cuda.__dlpack__(copy=True)
         with self.assertRaises(BufferError):
@@ -146,24 +149,21 @@ class DlpackArguments(unittest.TestCase):
 
     def test_py10_copy_of_strided_views_is_c_contiguous(self):
         values = floats(12)
-        md = dlbridge.MemoryDescriptor(address_of(values), 48, "host")
-        md.SetOwner(values)
+        md = owned(values, 48)
         # The view [::-1, ::2] of a 3x4 matrix: element zero is the last row's first element.
         view = dlbridge.Tensor(md, "float32", (3, 2), strides=(-4, 2), byte_offset=32)
         copied = dlbridge.from_dlpack(view.__dlpack__(max_version=(1, 3), copy=True))
         self.assertEqual(copied.strides, (2, 1))
         self.assertEqual(read_floats(copied), [8.0, 10.0, 4.0, 6.0, 0.0, 2.0])
         self.assertEqual(read_floats(view), read_floats(copied))
-        md = dlbridge.MemoryDescriptor(address_of(values), 4, "host")
-        md.SetOwner(values)
-        scalar = dlbridge.Tensor(md, "float32", ())
+        scalar = dlbridge.Tensor(owned(values, 4), "float32", ())
         self.assertEqual(read_floats(dlbridge.from_dlpack(scalar.__dlpack__(copy=True))), [0.0])
-        empty = dlbridge.Tensor(dlbridge.MemoryDescriptor(), "float32", (0, 3))
+        empty = dlbridge.Tensor(dlbridge.MemoryDescriptor(), "float32", (0, 3), allow_unowned=True)
         self.assertEqual(dlbridge.from_dlpack(empty.__dlpack__(copy=True)).shape, (0, 3))
 
     def test_py11_export_checks_come_from_the_core(self):
         values = floats(8)
-        md = dlbridge.MemoryDescriptor(address_of(values), 24, "host")
+        md = owned(values, 24)
         t = dlbridge.Tensor(md, "float32", (7,))
         with self.assertRaises(ValueError) as cm:
             t.__dlpack__()
@@ -358,7 +358,7 @@ class Producers(unittest.TestCase):
 
     def test_py17_versioned_round_trip_through_dlbridge_itself(self):
         values = floats(12)
-        md = dlbridge.MemoryDescriptor(address_of(values), 48, "host")
+        md = owned(values, 48)
         view = dlbridge.Tensor(md, "float32", (3, 2), strides=(-4, 2), byte_offset=32)
         for producer in (lambda: view, lambda: view.__dlpack__(max_version=(1, 3)), lambda: view.__dlpack__()):
             imported = dlbridge.from_dlpack(producer())
@@ -369,7 +369,7 @@ class Producers(unittest.TestCase):
         for dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                       "float16", "float32", "float64", "bfloat16", "complex64", "complex128", "bool"):
             with self.subTest(dtype=dtype):
-                md = dlbridge.MemoryDescriptor(address_of(values), 48, "host")
+                md = owned(values, 48)
                 t = dlbridge.Tensor(md, dtype, (2,))
                 out = dlbridge.from_dlpack(t.__dlpack__(max_version=(1, 3)))
                 self.assertEqual(out.dtype, t.dtype)
@@ -447,9 +447,7 @@ class ExchangeApi(unittest.TestCase):
         values = floats(4)
 
         def make(cls):
-            md = dlbridge.MemoryDescriptor(address_of(values), 16, "host")
-            md.SetOwner(values)
-            return cls(md, "float32", (4,))
+            return cls(owned(values, 16), "float32", (4,))
 
         self.assertEqual(dlbridge.from_dlpack(make(Counted)).data_ptr(), address_of(values))
         self.assertEqual(calls, [{"max_version": (1, dlbridge.DLPACK_VERSION[1])}])

@@ -163,7 +163,7 @@ class TextSignatures(unittest.TestCase):
                          "(pointer, size_in_bytes, memory_space, role='data')")
         self.assertEqual(str(inspect.signature(dlbridge.Tensor)),
                          "(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
-                         "flags=0)")
+                         "flags=0, *, allow_unowned=False)")
 
     def test_py29_signatures_say_what_the_functions_accept(self):
         # Positional-only parameters refuse keywords; keyword-only ones refuse positions;
