@@ -371,7 +371,7 @@ void Invalidate(PyTensor* tensor) noexcept {
 
 namespace {
 
-// The core's own hold check (EXP-3) is left open: Python's rule (PY-54) decides, after the
+// The core's own hold check (see EXP-3) is left open: Python's rule (PY-54) decides, after the
 // core's other checks, naming the keyword.
 void LeaveHoldToPython(dlbridge::ExportOptions& options) { options.allow_unowned = true; }
 
