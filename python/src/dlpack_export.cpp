@@ -178,24 +178,27 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     PyErr_Format(PyExc_TypeError, "__dlpack__: copy must be None, True or False, not %.100R", copy);
     return nullptr;
   }
+  // dl_device is read before the plan is taken: its items' __index__ (user code) may change
+  // the tensor, which prepares its plans again (Invalidate) and would leave `plan` dangling.
+  DLDevice asked{};
+  if (dlDevice != Py_None) {
+    int64_t type = 0;
+    int64_t id = 0;
+    if (!ToIntPair(dlDevice, "__dlpack__: dl_device", &type, &id)) return nullptr;
+    asked.device_type = static_cast<DLDeviceType>(type);
+    asked.device_id = static_cast<int32_t>(id);
+    if (type != asked.device_type || id != asked.device_id) {
+      PyErr_SetString(PyExc_BufferError, "__dlpack__: dl_device is out of range");
+      return nullptr;
+    }
+  }
   const dlbridge::Tensor& t = AsTensor(self)->t;
   const dlbridge::ExportPlan* plan = nullptr;  // the core's checks and device, for any kind
   DLB_TRY
   plan = &VersionedPlan(AsTensor(self));
   DLB_CATCH(nullptr)
   const DLDevice source = plan->Device();
-  DLDevice target = source;
-  if (dlDevice != Py_None) {
-    int64_t type = 0;
-    int64_t id = 0;
-    if (!ToIntPair(dlDevice, "__dlpack__: dl_device", &type, &id)) return nullptr;
-    target.device_type = static_cast<DLDeviceType>(type);
-    target.device_id = static_cast<int32_t>(id);
-    if (type != target.device_type || id != target.device_id) {
-      PyErr_SetString(PyExc_BufferError, "__dlpack__: dl_device is out of range");
-      return nullptr;
-    }
-  }
+  const DLDevice target = dlDevice != Py_None ? asked : source;
   // PY-10: dl_device and copy. Host-accessible memory (pinned, managed) is one memory with the
   // host: to (kDLCPU, 0) it is the same bytes, exported as kDLCPU; only copy=True copies.
   const bool needCopy = copy == Py_True;
@@ -262,7 +265,9 @@ dlbridge::Tensor CopyPlanToHost(const dlbridge::Tensor& source, const dlbridge::
   view.descriptor.SetRelease(&BorrowedForCopy, nullptr);
   view.layout = source.layout;
   view.device = DLDevice{kDLCPU, 0};
-  view.flags = source.flags & DLPACK_FLAG_BITMASK_READ_ONLY;
+  // The bits that say how to read the elements stay (padded sub-byte); IS_COPIED does not.
+  view.flags =
+      source.flags & (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
   return dlbridge::CopyToHost(view);
 }
 

@@ -232,8 +232,23 @@ PyObject* Conform(PyObject* result, const Request& request, bool honoured) {
     }
   }
   if (request.copy == Py_True && !honoured) {
+    // dlbridge copies only into host memory; with device=None the copy must stay on the data's
+    // device (array API), so only data already described as kDLCPU is copied here.
+    if (t.device.device_type != kDLCPU) {
+      PyErr_Format(PyExc_BufferError,
+                   "from_dlpack: copy=True of data on device (%d, %d): dlbridge copies only into "
+                   "kDLCPU memory; pass device=(1, 0) as well for host-accessible data",
+                   static_cast<int>(t.device.device_type), static_cast<int>(t.device.device_id));
+      Py_DECREF(result);
+      return nullptr;
+    }
     DLB_TRY
-    dlbridge::Tensor copied = CopyPlanToHost(t, VersionedPlan(AsTensor(result)));
+    // A one-shot copy made while the producer's memory is valid: the hold rule of exports
+    // (PY-54) does not apply to it, as it does not to the core's CopyToHost.
+    dlbridge::ExportOptions options;
+    options.allow_unowned = true;
+    const dlbridge::ExportPlan plan(t, dlbridge::ExportKind::kVersioned, options);
+    dlbridge::Tensor copied = CopyPlanToHost(t, plan);
     copied.flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
     Invalidate(AsTensor(result));
     t = std::move(copied);  // the producer's tensor is released here

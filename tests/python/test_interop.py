@@ -455,5 +455,62 @@ class TorchRefusals(unittest.TestCase):
         self.assertEqual(read(copied), [0.0, 1.0, 2.0, 3.0])
 
 
+class ReviewRegressions(unittest.TestCase):
+    """Cases a second reader found: each failed before its fix."""
+
+    def test_py10_dl_device_items_that_change_the_tensor_leave_no_dangling_plan(self):
+        # dl_device's __index__ runs user code that prepares the tensor's plans again; the copy
+        # must still describe the tensor (before: a freed plan, shape (0,)*10 and 0 bytes).
+        values = floats(64)
+        t = held(values, shape=(2,) * 6 + (1,) * 4)
+
+        class ChangesTheTensor:
+            def __index__(self):
+                t.flags = 0
+                return 1
+
+        copied = dlbridge.from_dlpack(
+            t.__dlpack__(max_version=(1, 3), copy=True, dl_device=(ChangesTheTensor(), 0)))
+        self.assertEqual(copied.shape, (2,) * 6 + (1,) * 4)
+        self.assertEqual(copied.nbytes, 256)
+        self.assertEqual(list((ctypes.c_float * 64).from_address(copied.data_ptr())),
+                         [float(i) for i in range(64)])
+
+    def test_py10_copies_of_padded_sub_byte_managed_memory_keep_the_padding(self):
+        # Padded uint4 (one element per byte) on managed memory copied to the host: the copy is
+        # packed (HC-4) from the padded bytes (before: the bytes were read as packed nibbles).
+        padded = 1 << 2  # DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED
+        packed = {}
+        for device, space in [((1, 0), "host"), ((13, 0), "cuda")]:
+            raw = (ctypes.c_uint8 * 4)(1, 2, 3, 4)
+            t = held(raw, "uint4", (4,), space=space, device=device, flags=padded)
+            capsule = t.__dlpack__(max_version=(1, 3), copy=True, dl_device=(1, 0))
+            copied = dlbridge.from_dlpack(capsule)
+            packed[device] = bytes((ctypes.c_uint8 * copied.nbytes).from_address(copied.data_ptr()))
+        self.assertEqual(packed[(1, 0)], bytes([0x21, 0x43]))
+        self.assertEqual(packed[(13, 0)], packed[(1, 0)])
+
+    def test_py34_copy_true_without_device_stays_on_the_datas_device(self):
+        # device=None: the result is on x's device (array API); dlbridge copies only into host
+        # memory, so pinned or managed data asks for device=(1, 0) too.
+        for device in [(3, 0), (13, 0)]:
+            producer = HandBuilt(True, device=device, strides=[1])
+            with self.assertRaisesRegex(BufferError, "device=\\(1, 0\\)"):
+                dlbridge.from_dlpack(producer.capsule(), copy=True)
+            self.assertEqual(producer.deletes, 1)
+            producer = HandBuilt(True, device=device, strides=[1])
+            copied = dlbridge.from_dlpack(producer.capsule(), device=(1, 0), copy=True)
+            self.assertEqual(copied.device, (1, 0))
+            self.assertEqual(producer.deletes, 1)  # the copy no longer needs the producer
+
+    def test_py34_copy_true_of_a_producer_without_a_deleter_copies(self):
+        # A NULL deleter is legal (IMP-3); copy=True always copies (before: BufferError kNoHold).
+        producer = HandBuilt(True, strides=[1])
+        producer.managed.deleter = type(producer.managed.deleter)()
+        copied = dlbridge.from_dlpack(producer.capsule(), copy=True)
+        self.assertNotEqual(copied.data_ptr(), producer.managed.dl_tensor.data)
+        self.assertTrue(copied.descriptor.HasOwnership())
+
+
 if __name__ == "__main__":
     unittest.main()
