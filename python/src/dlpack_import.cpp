@@ -244,7 +244,7 @@ PyObject* Conform(PyObject* result, const Request& request, bool honoured) {
     }
     DLB_TRY
     // A one-shot copy made while the producer's memory is valid: the hold rule of exports
-    // (PY-54) does not apply to it, as it does not to the core's CopyToHost.
+    // (see PY-54) does not apply to it, as it does not to the core's CopyToHost.
     dlbridge::ExportOptions options;
     options.allow_unowned = true;
     const dlbridge::ExportPlan plan(t, dlbridge::ExportKind::kVersioned, options);
