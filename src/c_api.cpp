@@ -54,6 +54,7 @@ static_assert(Status(ErrorCode::kRuntimeNotInitialized) == DLB_ERR_RUNTIME_NOT_I
               "C status");
 static_assert(Status(ErrorCode::kUnknownPointer) == DLB_ERR_UNKNOWN_POINTER, "C status");
 static_assert(Status(ErrorCode::kNoHold) == DLB_ERR_NO_HOLD, "C status");
+static_assert(Status(ErrorCode::kUnsupportedDtype) == DLB_ERR_UNSUPPORTED_DTYPE, "C status");
 
 // The release types must be interchangeable: C code hands us dlb_release_fn values.
 static_assert(std::is_same<dlb_release_fn, ReleaseFunction>::value, "release function type");
@@ -246,6 +247,7 @@ const char* StatusName(ErrorCode code) noexcept {
     case ErrorCode::kRuntimeNotInitialized: return "DLB_ERR_RUNTIME_NOT_INITIALIZED";
     case ErrorCode::kUnknownPointer: return "DLB_ERR_UNKNOWN_POINTER";
     case ErrorCode::kNoHold: return "DLB_ERR_NO_HOLD";
+    case ErrorCode::kUnsupportedDtype: return "DLB_ERR_UNSUPPORTED_DTYPE";
   }
   return "unknown";
 }

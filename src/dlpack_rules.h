@@ -76,7 +76,7 @@ inline constexpr RuleInfo kRuleInfo[] = {
     {"CONF-SHAPE-NEGATIVE", Severity::kViolation, ErrorCode::kInvalidShape, true, false},
     {"CONF-STRIDES-NULL", Severity::kViolation, ErrorCode::kInvalidStrides, true, false},
     {"CONF-STRIDES-NULL", Severity::kNote, ErrorCode::kInvalidStrides, false, false},
-    {"CONF-DTYPE-CODE", Severity::kViolation, ErrorCode::kInvalidDtype, true, true},
+    {"CONF-DTYPE-CODE", Severity::kViolation, ErrorCode::kUnsupportedDtype, true, true},
     {"CONF-DTYPE-LANES", Severity::kViolation, ErrorCode::kInvalidDtype, true, false},
     {"CONF-DTYPE-BITS", Severity::kViolation, ErrorCode::kInvalidDtype, true, false},
     {"CONF-DEVICE-TYPE", Severity::kViolation, ErrorCode::kUnsupportedDevice, true, true},

@@ -36,6 +36,7 @@ const char* ErrorCodeName(ErrorCode code) noexcept {
     case ErrorCode::kRuntimeNotInitialized: return "kRuntimeNotInitialized";
     case ErrorCode::kUnknownPointer: return "kUnknownPointer";
     case ErrorCode::kNoHold: return "kNoHold";
+    case ErrorCode::kUnsupportedDtype: return "kUnsupportedDtype";
   }
   return "unknown";
 }

@@ -61,7 +61,7 @@ TEST_CASE("DT-1 DtypeName spells every accepted dtype as NumPy does, refused one
   CHECK_DLB_ERROR(DtypeName({kDLFloat, 24, 1}), ErrorCode::kInvalidDtype,
                   "DtypeName: dtype.bits 24 does not match code 2 (float); accepted bits: 16, "
                   "32, 64");
-  CHECK_DLB_ERROR(DtypeName({99, 8, 1}), ErrorCode::kInvalidDtype, "dtype.code 99 is unknown");
+  CHECK_DLB_ERROR(DtypeName({99, 8, 1}), ErrorCode::kUnsupportedDtype, "dtype.code 99 is unknown");
   CHECK_DLB_ERROR(DtypeName({kDLInt, 8, 0}), ErrorCode::kInvalidDtype, "lanes is 0");
 }
 

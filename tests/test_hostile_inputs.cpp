@@ -141,12 +141,12 @@ const ImportRow kImportRows[] = {
      [](F& f) {
        f.T().dtype = {18, 8, 1};
      },
-     ErrorCode::kInvalidDtype, "dtype.code 18 is unknown to this build"},
+     ErrorCode::kUnsupportedDtype, "dtype.code 18 is unknown to this build"},
     {"HOST-18", "dtype code 255", kBoth,
      [](F& f) {
        f.T().dtype = {255, 32, 1};
      },
-     ErrorCode::kInvalidDtype, "dtype.code 255 is unknown to this build"},
+     ErrorCode::kUnsupportedDtype, "dtype.code 255 is unknown to this build"},
     {"HOST-19", "float with 8 bits", kBoth,
      [](F& f) {
        f.T().dtype = {kDLFloat, 8, 1};
@@ -412,7 +412,7 @@ const ExportRow kExportRows[] = {
      [](E& f) {
        f.Layout({99, 8, 1}, {4});
      },
-     ErrorCode::kInvalidDtype, "dtype.code 99 is unknown to this build"},
+     ErrorCode::kUnsupportedDtype, "dtype.code 99 is unknown to this build"},
     {"HOST-70", "bool with 16 bits", kBoth,
      [](E& f) {
        f.Layout({kDLBool, 16, 1}, {4});

@@ -14,9 +14,9 @@
 #ifndef DLBRIDGE_DLBRIDGE_C_H_
 #define DLBRIDGE_DLBRIDGE_C_H_
 
-#include "dlbridge/dlpack_header.h"
 #include <stdint.h>
 
+#include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
 
 #ifdef __cplusplus
@@ -32,7 +32,7 @@ extern "C" {
 #define DLB_ERR_UNSUPPORTED_VERSION (-4)  /**< A DLPack major version other than 1. */
 #define DLB_ERR_INVALID_SHAPE (-5)        /**< ndim out of range, NULL shape, negative extent. */
 #define DLB_ERR_INVALID_STRIDES (-6)      /**< NULL strides where DLPack >= 1.2 forbids them. */
-#define DLB_ERR_INVALID_DTYPE (-7)        /**< Unknown code, bits that do not match it, lanes 0. */
+#define DLB_ERR_INVALID_DTYPE (-7)        /**< Bits that do not match the code, lanes 0. */
 #define DLB_ERR_INVALID_FLAGS (-8)        /**< Unknown flag bits, or a forbidden combination. */
 #define DLB_ERR_UNSUPPORTED_DEVICE (-9)   /**< A device type dlbridge does not map. */
 #define DLB_ERR_DEVICE_MISMATCH (-10)     /**< A device contradicting the space or the pointer. */
@@ -50,6 +50,7 @@ extern "C" {
 #define DLB_ERR_RUNTIME_NOT_INITIALIZED (-22) /**< The GPU runtime could not be initialised. */
 #define DLB_ERR_UNKNOWN_POINTER (-23)         /**< The runtime does not know the pointer. */
 #define DLB_ERR_NO_HOLD (-24)                 /**< Export of a hold-less descriptor, no opt-in. */
+#define DLB_ERR_UNSUPPORTED_DTYPE (-25)       /**< A dtype code this build does not know. */
 /** Not an ErrorCode: the core threw something other than dlbridge::Error (a dlbridge bug). */
 #define DLB_ERR_INTERNAL (-1000)
 

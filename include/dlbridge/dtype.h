@@ -17,8 +17,8 @@ namespace dlbridge {
 /// "float6_e2m3fn", "float4_e2m1fn"), and "bool" for (kDLBool, 8). More than one lane adds
 /// "x<lanes>" ("float32x4"). ParseDtype reads every such name back to the same dtype.
 ///
-/// Throws Error(kInvalidDtype) for a dtype the export and import rules refuse (unknown code,
-/// bits that do not match it, lanes 0), with their message.
+/// Throws Error for a dtype the export and import rules refuse, with their message:
+/// kUnsupportedDtype for an unknown code, kInvalidDtype for bits that do not match it or lanes 0.
 DLBRIDGE_API std::string DtypeName(DLDataType dtype);
 
 /// The dtype a name means: exactly the names DtypeName gives (lower case, no spaces), lanes 1

@@ -17,7 +17,7 @@ enum class ErrorCode : int {
   kUnsupportedVersion = 4,      ///< A DLPack major version other than 1.
   kInvalidShape = 5,            ///< ndim out of range, null shape, negative extent.
   kInvalidStrides = 6,          ///< Null strides where DLPack >= 1.2 forbids them.
-  kInvalidDtype = 7,            ///< Unknown dtype code, bits that do not match it, lanes 0.
+  kInvalidDtype = 7,            ///< Bits that do not match the dtype code, lanes 0, a bad name.
   kInvalidFlags = 8,            ///< Flag bits this build does not know, or a forbidden combination.
   kUnsupportedDevice = 9,       ///< A device type dlbridge does not map (OpenCL, Vulkan, ...).
   kDeviceMismatch = 10,         ///< A device that contradicts the memory space or the pointer.
@@ -36,6 +36,8 @@ enum class ErrorCode : int {
   kUnknownPointer = 23,  ///< The runtime does not know the pointer (not from that runtime/context).
   kNoHold =
       24,  ///< Export of a descriptor that holds nothing without ExportOptions::allow_unowned.
+  kUnsupportedDtype =
+      25,  ///< A dtype code this build does not know (well-formed, not exchangeable).
 };
 
 /// Short stable name of a code, e.g. "kOutOfBounds".

@@ -21,7 +21,7 @@ namespace dlbridge {
 /// element a fraction of bytes) are packed: their bits rounded up to whole bytes; a tensor
 /// without elements still gets a (one-byte) block and describes 0 bytes.
 ///
-/// Throws Error: kInvalidDtype (the export's dtype rule), kInvalidShape (ndim outside
+/// Throws Error: kInvalidDtype or kUnsupportedDtype (the export's dtype rule), kInvalidShape (ndim outside
 /// 0..TensorLayout::kMaxDims, a NULL shape, a negative extent), kOverflow (the element count
 /// or the size in bytes passes int64; the message names the extent, or the dtype and count),
 /// kOutOfMemory. Nothing is allocated then.

@@ -15,24 +15,17 @@ PyObject* ExceptionFor(dlbridge::ErrorCode code) {
     case ErrorCode::kMissingContext:
     case ErrorCode::kReadOnly:
     case ErrorCode::kRuntimeUnavailable:
-    case ErrorCode::kNoHold: return PyExc_BufferError;  // the data cannot be exchanged as asked
+    case ErrorCode::kNoHold:
+    case ErrorCode::kUnsupportedDtype: return PyExc_BufferError;  // cannot be exchanged as asked
     case ErrorCode::kOutOfMemory: return PyExc_MemoryError;
     default: return PyExc_ValueError;  // malformed values: layout, dtype, flags, descriptor, ...
   }
 }
 
-// PY-40: the core refuses an unknown dtype code and malformed bits/lanes with the same code
-// (kInvalidDtype); only its message tells them apart. An unknown code is well-formed data this
-// build cannot exchange (BufferError, as for an unknown device); bad bits/lanes stay ValueError.
-PyObject* ExceptionForError(const dlbridge::Error& e) {
-  if (e.code() == ErrorCode::kInvalidDtype) {
-    const char* code = std::strstr(e.what(), "dtype.code ");
-    if (code != nullptr && std::strstr(code, " is unknown to this build") != nullptr) {
-      return PyExc_BufferError;
-    }
-  }
-  return ExceptionFor(e.code());
-}
+// PY-40: an unknown dtype code is well-formed data this build cannot exchange (the core's
+// kUnsupportedDtype: BufferError, as for an unknown device); bad bits/lanes (kInvalidDtype) stay
+// ValueError. Both come from ExceptionFor's table.
+PyObject* ExceptionForError(const dlbridge::Error& e) { return ExceptionFor(e.code()); }
 
 // PY-42: the one place where the core's C++ advice becomes Python advice. Each pair is a phrase
 // the core's messages use and what a Python caller does instead; longer phrases first, so a

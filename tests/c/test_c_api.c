@@ -131,6 +131,7 @@ static void TestStatusCodes(void) {
       {DLB_ERR_RUNTIME_NOT_INITIALIZED, 22, "DLB_ERR_RUNTIME_NOT_INITIALIZED"},
       {DLB_ERR_UNKNOWN_POINTER, 23, "DLB_ERR_UNKNOWN_POINTER"},
       {DLB_ERR_NO_HOLD, 24, "DLB_ERR_NO_HOLD"},
+      {DLB_ERR_UNSUPPORTED_DTYPE, 25, "DLB_ERR_UNSUPPORTED_DTYPE"},
   };
   size_t i;
   for (i = 0; i < sizeof kCodes / sizeof kCodes[0]; ++i) {

@@ -272,14 +272,15 @@ class ErrorClasses(unittest.TestCase):
             self.assertIn("__dlpack__", str(cm.exception))
 
     def test_py40_unknown_dtype_code_is_a_buffer_error_bad_bits_a_value_error(self):
-        for dtype, error in (((99, 32, 1), BufferError), ((2, 7, 1), ValueError),
-                             ((2, 32, 0), ValueError)):
+        for dtype, error, code in (((99, 32, 1), BufferError, "kUnsupportedDtype"),
+                                   ((2, 7, 1), ValueError, "kInvalidDtype"),
+                                   ((2, 32, 0), ValueError, "kInvalidDtype")):
             for versioned in (False, True):
                 with self.subTest(dtype=dtype, versioned=versioned):
                     built = HandBuilt(versioned=versioned, dtype=dtype, strides=(1,))
                     with self.assertRaises(error) as cm:
                         dlbridge.from_dlpack(built.capsule())
-                    self.assertEqual(cm.exception.code, "kInvalidDtype")
+                    self.assertEqual(cm.exception.code, code)
                     self.assertEqual(built.deletes, 1)
         built = HandBuilt(versioned=True, device=(4, 0), strides=(1,))  # an unknown device, as before
         with self.assertRaises(BufferError):
