@@ -5,39 +5,12 @@ import gc
 
 import dlbridge
 
-from dlbridge.dlpack_ctypes import (DELETER, DLDataType, DLDevice, DLManagedTensor,  # noqa: F401
-                                    DLManagedTensorVersioned, DLPackVersion, DLTensor,
+from dlbridge.dlpack_ctypes import (ALLOCATOR, CURRENT_STREAM, DELETER,  # noqa: F401
+                                    DLTENSOR_FROM_PYOBJECT, FROM_PYOBJECT, SET_ERROR,
+                                    TO_PYOBJECT, DLDataType, DLDevice, DLManagedTensor,
+                                    DLManagedTensorVersioned, DLPackExchangeAPI,
+                                    DLPackExchangeAPIHeader, DLPackVersion, DLTensor,
                                     c_int64_p)
-
-
-class DLPackExchangeAPIHeader(ctypes.Structure):
-    pass
-
-
-DLPackExchangeAPIHeader._fields_ = [("version", DLPackVersion),
-                                    ("prev_api", ctypes.POINTER(DLPackExchangeAPIHeader))]
-
-SET_ERROR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)
-# PYFUNCTYPE: the GIL stays held during the call (these functions use the Python C API).
-ALLOCATOR = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.POINTER(DLTensor),
-                              ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned)),
-                              ctypes.c_void_p, SET_ERROR)
-FROM_PYOBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
-                                  ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned)))
-TO_PYOBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.POINTER(DLManagedTensorVersioned),
-                                ctypes.POINTER(ctypes.c_void_p))
-DLTENSOR_FROM_PYOBJECT = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))
-CURRENT_STREAM = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int32,
-                                   ctypes.POINTER(ctypes.c_void_p))
-
-
-class DLPackExchangeAPI(ctypes.Structure):
-    _fields_ = [("header", DLPackExchangeAPIHeader),
-                ("managed_tensor_allocator", ALLOCATOR),
-                ("managed_tensor_from_py_object_no_sync", FROM_PYOBJECT),
-                ("managed_tensor_to_py_object_no_sync", TO_PYOBJECT),
-                ("dltensor_from_py_object_no_sync", DLTENSOR_FROM_PYOBJECT),
-                ("current_work_stream", CURRENT_STREAM)]
 
 
 _api = ctypes.pythonapi
