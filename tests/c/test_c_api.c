@@ -495,6 +495,14 @@ static void TestExportFailureKeepsHold(void) {
   CHECK_STATUS(
       dlb_to_dlpack_versioned(d, badDtype, 2, shape, badStrides, 0, kNoDevice, 0, NULL, &out),
       DLB_ERR_INVALID_DTYPE);
+  {
+    const DLDataType unknownCode = {99, 8, 1}; /* well-formed, but no code this build knows */
+    CHECK_STATUS(
+        dlb_to_dlpack_versioned(d, unknownCode, 2, shape, NULL, 0, kNoDevice, 0, NULL, &out),
+        DLB_ERR_UNSUPPORTED_DTYPE);
+    CHECK(out == NULL);
+    CHECK(Contains(dlb_last_error(), "dtype.code 99 is unknown"));
+  }
   CHECK_STATUS(dlb_to_dlpack_versioned(d, kFloat32, 2, NULL, NULL, 0, kNoDevice, 0, NULL, &out),
                DLB_ERR_INVALID_SHAPE);
   CHECK_STATUS(dlb_to_dlpack_versioned(d, kFloat32, 65, shape, NULL, 0, kNoDevice, 0, NULL, &out),
