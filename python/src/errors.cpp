@@ -16,16 +16,13 @@ PyObject* ExceptionFor(dlbridge::ErrorCode code) {
     case ErrorCode::kReadOnly:
     case ErrorCode::kRuntimeUnavailable:
     case ErrorCode::kNoHold:
+    // PY-40: an unknown dtype code is well-formed data this build cannot exchange, as an unknown
+    // device is; bad bits/lanes (kInvalidDtype) stay ValueError.
     case ErrorCode::kUnsupportedDtype: return PyExc_BufferError;  // cannot be exchanged as asked
     case ErrorCode::kOutOfMemory: return PyExc_MemoryError;
     default: return PyExc_ValueError;  // malformed values: layout, dtype, flags, descriptor, ...
   }
 }
-
-// PY-40: an unknown dtype code is well-formed data this build cannot exchange (the core's
-// kUnsupportedDtype: BufferError, as for an unknown device); bad bits/lanes (kInvalidDtype) stay
-// ValueError. Both come from ExceptionFor's table.
-PyObject* ExceptionForError(const dlbridge::Error& e) { return ExceptionFor(e.code()); }
 
 // PY-42: the one place where the core's C++ advice becomes Python advice. Each pair is a phrase
 // the core's messages use and what a Python caller does instead; longer phrases first, so a
@@ -53,7 +50,7 @@ std::string PythonMessage(const char* message) {
 }
 
 void SetError(const dlbridge::Error& e) {
-  PyObject* type = ExceptionForError(e);
+  PyObject* type = ExceptionFor(e.code());
   PyObject* message = PyUnicode_FromString(PythonMessage(e.what()).c_str());
   if (message == nullptr) return;
   PyObject* exc = PyObject_CallOneArg(type, message);

@@ -141,9 +141,6 @@ inline bool& ConsumedMark(PyDescriptor* d) {
 
 // The Python exception type for an ErrorCode (spec/python.md, "Errors").
 PyObject* ExceptionFor(dlbridge::ErrorCode code);
-// The Python exception type for an Error: ExceptionFor(its code); an unknown dtype code is the
-// core's kUnsupportedDtype, a BufferError (see PY-40).
-PyObject* ExceptionForError(const dlbridge::Error& e);
 // The core's message with its C++ advice rewritten as Python advice (see PY-42), e.g. "use
 // ToDLPackVersioned" -> "ask with max_version=(1, 0)".
 std::string PythonMessage(const char* message);
