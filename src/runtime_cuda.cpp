@@ -141,6 +141,7 @@ struct CudaState : BackendState {
       return;
     }
     // Base names: cuGetProcAddress returns the current version (cuCtxPushCurrent_v2, ...).
+    // Optional: without them only ordering fails (see STR-6).
     const bool streams = Entry(v2, v1, "cuDeviceGet", &device_get, false) &&
                          Entry(v2, v1, "cuDevicePrimaryCtxRetain", &primary_ctx_retain, false) &&
                          Entry(v2, v1, "cuDevicePrimaryCtxRelease", &primary_ctx_release, false) &&
