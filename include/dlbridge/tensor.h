@@ -2,10 +2,11 @@
 /// Tensor: a described buffer plus how its elements are laid out in it.
 #pragma once
 
+#include "dlbridge/dlpack_header.h"
+
 #include <cstdint>
 #include <optional>
 
-#include "dlbridge/dlpack_header.h"
 #include "dlbridge/memory_descriptor.h"
 #include "dlbridge/tensor_layout.h"
 
