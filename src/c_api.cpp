@@ -15,6 +15,7 @@
 #include "dlbridge/error.h"
 #include "dlbridge/from_dlpack.h"
 #include "dlbridge/memory_descriptor.h"
+#include "dlbridge/runtime.h"
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
 #include "dlbridge/to_dlpack.h"
@@ -406,6 +407,19 @@ int dlb_from_dlpack_versioned(DLManagedTensorVersioned* managed, const dlb_impor
 int dlb_from_dlpack(DLManagedTensor* managed, const dlb_import_options* options,
                     dlb_descriptor** out_descriptor, dlb_layout* out_layout) {
   return dlbridge::Import("dlb_from_dlpack", managed, options, out_descriptor, out_layout);
+}
+
+// STR-7: the C form of OrderStreams, through Guard.
+int dlb_order_streams(int32_t device_type, int32_t device_id, int64_t producer, int64_t consumer,
+                      int* ordered) {
+  if (ordered != nullptr) *ordered = 0;
+  return Guard([&] {
+    DLDevice device{};
+    device.device_type = static_cast<DLDeviceType>(device_type);
+    device.device_id = device_id;
+    const bool done = dlbridge::OrderStreams(device, producer, consumer);
+    if (ordered != nullptr) *ordered = done ? 1 : 0;
+  });
 }
 
 }  // extern "C"

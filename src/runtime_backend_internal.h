@@ -33,6 +33,19 @@ class Backend {
     *error = "not a Level Zero runtime";
     return -1;
   }
+  /// Only after Info().status == kReady: makes `consumer` wait for the work queued so far on
+  /// `producer` (streams of device `device_id`, valid and distinct Python DLPack stream
+  /// values; src/streams.cpp decides when ordering is needed). Returns true, or false with
+  /// `error` naming the driver call that failed and its error, after destroying what it made
+  /// and restoring the context / device it changed.
+  virtual bool OrderStreams(int32_t device_id, int64_t producer, int64_t consumer,
+                            std::string* error) {
+    (void)device_id;
+    (void)producer;
+    (void)consumer;
+    *error = "this runtime has no streams dlbridge can order";
+    return false;
+  }
   /// Tests (testing::SetRuntimeLibrary): forgets what was loaded; the next use loads
   /// `library`, or the default names when null. A backend that loads nothing ignores it.
   virtual void Reset(const char* library) { (void)library; }

@@ -6,6 +6,7 @@
 #include <cuda.h>
 #endif
 
+#include <cstdint>
 #include <string>
 
 namespace dlbridge {
@@ -26,6 +27,17 @@ using GetProcV1 = CUresult (*)(const char*, void**, int, cuuint64_t);
 struct CudaState : BackendState {
   decltype(&::cuPointerGetAttributes) pointer_get_attributes = nullptr;
   decltype(&::cuGetErrorName) get_error_name = nullptr;
+  // Stream ordering (OrderStreams); optional at load, so that pointer queries work without.
+  decltype(&::cuDeviceGet) device_get = nullptr;
+  decltype(&::cuDevicePrimaryCtxRetain) primary_ctx_retain = nullptr;
+  decltype(&::cuDevicePrimaryCtxRelease) primary_ctx_release = nullptr;
+  decltype(&::cuCtxPushCurrent) ctx_push = nullptr;
+  decltype(&::cuCtxPopCurrent) ctx_pop = nullptr;
+  decltype(&::cuEventCreate) event_create = nullptr;
+  decltype(&::cuEventRecord) event_record = nullptr;
+  decltype(&::cuStreamWaitEvent) stream_wait_event = nullptr;
+  decltype(&::cuEventDestroy) event_destroy = nullptr;
+  std::string missing_stream_entry;  ///< the first ordering entry point the driver lacks
 
   std::string ErrorName(CUresult r) const {
     const char* name = nullptr;
@@ -128,6 +140,22 @@ struct CudaState : BackendState {
         !Entry(v2, v1, "cuPointerGetAttributes", &pointer_get_attributes, true)) {
       return;
     }
+    // Base names: cuGetProcAddress returns the current version (cuCtxPushCurrent_v2, ...).
+    const bool streams = Entry(v2, v1, "cuDeviceGet", &device_get, false) &&
+                         Entry(v2, v1, "cuDevicePrimaryCtxRetain", &primary_ctx_retain, false) &&
+                         Entry(v2, v1, "cuDevicePrimaryCtxRelease", &primary_ctx_release, false) &&
+                         Entry(v2, v1, "cuCtxPushCurrent", &ctx_push, false) &&
+                         Entry(v2, v1, "cuCtxPopCurrent", &ctx_pop, false) &&
+                         Entry(v2, v1, "cuEventCreate", &event_create, false) &&
+                         Entry(v2, v1, "cuEventRecord", &event_record, false) &&
+                         Entry(v2, v1, "cuStreamWaitEvent", &stream_wait_event, false) &&
+                         Entry(v2, v1, "cuEventDestroy", &event_destroy, false);
+    if (!streams) {
+      missing_stream_entry =
+          "a driver entry point for stream ordering (cuDeviceGet, "
+          "cuDevicePrimaryCtxRetain/Release, cuCtxPush/PopCurrent, "
+          "cuEventCreate/Record/Destroy, cuStreamWaitEvent)";
+    }
     CUresult r = init(0);
     if (r != CUDA_SUCCESS) return InitFailure("cuInit", r);
     if (driver_version(&info.version) != CUDA_SUCCESS) info.version = 0;
@@ -179,6 +207,76 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
     info.device_ordinal = info.kind == PointerKind::kUnknown ? -1 : ordinal;
     *out = info;
     return RuntimeStatus::kReady;
+  }
+
+  // STR-3: event on the producer, wait on the consumer, in device_id's primary context (the
+  // one CUDA's runtime API, PyTorch and CuPy use, so 1 and 2 name their default streams).
+  // Every step taken is undone in reverse on the way out, success or failure.
+  bool OrderStreams(int32_t device_id, int64_t producer, int64_t consumer,
+                    std::string* error) override {
+    CudaState& s = Loaded();
+    if (!s.missing_stream_entry.empty()) {
+      *error = "CUDA: " + s.info.library + " lacks " + s.missing_stream_entry +
+               "; update the NVIDIA driver";
+      return false;
+    }
+    auto failed = [&](const char* call, CUresult r) {
+      if (error->empty()) *error = std::string(call) + " failed: " + s.ErrorName(r);
+    };
+    CUdevice dev = 0;
+    CUresult r = s.device_get(&dev, device_id);
+    if (r != CUDA_SUCCESS) {
+      failed("cuDeviceGet", r);
+      return false;
+    }
+    CUcontext ctx = nullptr;
+    r = s.primary_ctx_retain(&ctx, dev);
+    if (r != CUDA_SUCCESS) {
+      failed("cuDevicePrimaryCtxRetain", r);
+      return false;
+    }
+    bool ok = false;
+    r = s.ctx_push(ctx);
+    if (r != CUDA_SUCCESS) {
+      failed("cuCtxPushCurrent", r);
+    } else {
+      CUevent event = nullptr;
+      r = s.event_create(&event, CU_EVENT_DISABLE_TIMING);
+      if (r != CUDA_SUCCESS) {
+        failed("cuEventCreate", r);
+      } else {
+        r = s.event_record(event, reinterpret_cast<CUstream>(static_cast<intptr_t>(producer)));
+        if (r != CUDA_SUCCESS) {
+          failed("cuEventRecord", r);
+        } else {
+          r = s.stream_wait_event(reinterpret_cast<CUstream>(static_cast<intptr_t>(consumer)),
+                                  event, 0);
+          if (r != CUDA_SUCCESS) {
+            failed("cuStreamWaitEvent", r);
+          } else {
+            ok = true;
+          }
+        }
+        // The wait holds what it needs: destroying the event now is allowed and frees it.
+        r = s.event_destroy(event);
+        if (r != CUDA_SUCCESS) {
+          failed("cuEventDestroy", r);
+          ok = false;
+        }
+      }
+      CUcontext popped = nullptr;
+      r = s.ctx_pop(&popped);
+      if (r != CUDA_SUCCESS) {
+        failed("cuCtxPopCurrent", r);
+        ok = false;
+      }
+    }
+    r = s.primary_ctx_release(dev);
+    if (r != CUDA_SUCCESS) {
+      failed("cuDevicePrimaryCtxRelease", r);
+      ok = false;
+    }
+    return ok;
   }
 };
 

@@ -10,6 +10,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #endif
@@ -61,6 +62,13 @@ struct HipState : BackendState {
   int major = 0;
   decltype(&::hipPointerGetAttributes) pointer_get_attributes = nullptr;
   decltype(&::hipGetErrorName) get_error_name = nullptr;
+  // Stream ordering (OrderStreams); optional at load, so that pointer queries work without.
+  decltype(&::hipGetDevice) get_device = nullptr;
+  decltype(&::hipSetDevice) set_device = nullptr;
+  decltype(&::hipEventCreateWithFlags) event_create = nullptr;
+  decltype(&::hipEventRecord) event_record = nullptr;
+  decltype(&::hipStreamWaitEvent) stream_wait_event = nullptr;
+  decltype(&::hipEventDestroy) event_destroy = nullptr;
 
   std::string ErrorName(hipError_t e) const {
     const char* name = get_error_name != nullptr ? get_error_name(e) : nullptr;
@@ -92,6 +100,15 @@ struct HipState : BackendState {
         Symbol(handle, "hipPointerGetAttributes"));
     get_error_name =
         reinterpret_cast<decltype(&::hipGetErrorName)>(Symbol(handle, "hipGetErrorName"));
+    get_device = reinterpret_cast<decltype(&::hipGetDevice)>(Symbol(handle, "hipGetDevice"));
+    set_device = reinterpret_cast<decltype(&::hipSetDevice)>(Symbol(handle, "hipSetDevice"));
+    event_create = reinterpret_cast<decltype(&::hipEventCreateWithFlags)>(
+        Symbol(handle, "hipEventCreateWithFlags"));
+    event_record = reinterpret_cast<decltype(&::hipEventRecord)>(Symbol(handle, "hipEventRecord"));
+    stream_wait_event =
+        reinterpret_cast<decltype(&::hipStreamWaitEvent)>(Symbol(handle, "hipStreamWaitEvent"));
+    event_destroy =
+        reinterpret_cast<decltype(&::hipEventDestroy)>(Symbol(handle, "hipEventDestroy"));
     if (runtime_version == nullptr || device_count == nullptr ||
         pointer_get_attributes == nullptr) {
       SetStatus(RuntimeStatus::kFailed, "HIP: " + info.library +
@@ -162,6 +179,69 @@ class HipBackendImpl final : public LazyBackend<HipState> {
             : attributes.device;
     *out = info;
     return RuntimeStatus::kReady;
+  }
+
+  // STR-4: event on the producer, wait on the consumer, with device_id selected; the caller's
+  // device is selected again and the event destroyed on the way out, success or failure.
+  bool OrderStreams(int32_t device_id, int64_t producer, int64_t consumer,
+                    std::string* error) override {
+    HipState& s = Loaded();
+    if (s.get_device == nullptr || s.set_device == nullptr || s.event_create == nullptr ||
+        s.event_record == nullptr || s.stream_wait_event == nullptr || s.event_destroy == nullptr) {
+      *error = "HIP: " + s.info.library +
+               " lacks hipGetDevice, hipSetDevice, hipEventCreateWithFlags, hipEventRecord, "
+               "hipStreamWaitEvent or hipEventDestroy; install a complete HIP runtime";
+      return false;
+    }
+    auto failed = [&](const char* call, hipError_t e) {
+      if (error->empty()) *error = std::string(call) + " failed: " + s.ErrorName(e);
+    };
+    int previous = 0;
+    hipError_t e = s.get_device(&previous);
+    if (e != hipSuccess) {
+      failed("hipGetDevice", e);
+      return false;
+    }
+    const bool switched = previous != device_id;
+    if (switched) {
+      e = s.set_device(device_id);
+      if (e != hipSuccess) {
+        failed("hipSetDevice", e);
+        return false;
+      }
+    }
+    bool ok = false;
+    hipEvent_t event = nullptr;
+    e = s.event_create(&event, hipEventDisableTiming);
+    if (e != hipSuccess) {
+      failed("hipEventCreateWithFlags", e);
+    } else {
+      e = s.event_record(event, reinterpret_cast<hipStream_t>(static_cast<intptr_t>(producer)));
+      if (e != hipSuccess) {
+        failed("hipEventRecord", e);
+      } else {
+        e = s.stream_wait_event(reinterpret_cast<hipStream_t>(static_cast<intptr_t>(consumer)),
+                                event, 0);
+        if (e != hipSuccess) {
+          failed("hipStreamWaitEvent", e);
+        } else {
+          ok = true;
+        }
+      }
+      e = s.event_destroy(event);  // the wait keeps its effect
+      if (e != hipSuccess) {
+        failed("hipEventDestroy", e);
+        ok = false;
+      }
+    }
+    if (switched) {
+      e = s.set_device(previous);
+      if (e != hipSuccess) {
+        failed("hipSetDevice (restoring the caller's device)", e);
+        ok = false;
+      }
+    }
+    return ok;
   }
 };
 

@@ -253,6 +253,18 @@ DLBRIDGE_API int dlb_from_dlpack_versioned(DLManagedTensorVersioned* managed,
 DLBRIDGE_API int dlb_from_dlpack(DLManagedTensor* managed, const dlb_import_options* options,
                                  dlb_descriptor** out_descriptor, dlb_layout* out_layout);
 
+/** Stream ordering (dlbridge::OrderStreams; spec/streams.md): makes work queued later on stream
+ * `consumer` wait for the work queued so far on stream `producer`, both Python DLPack stream
+ * values of device {device_type, device_id} (CUDA: 1 legacy default, 2 per-thread default,
+ * other a CUstream; ROCm: 0 null stream, other a hipStream_t; -1 orders nothing). On DLB_OK,
+ * *ordered (when `ordered` is not NULL) is 1 when an event was recorded and waited on, 0 when
+ * nothing was needed (-1, equal streams, a device without streams). On failure *ordered is 0:
+ * DLB_ERR_INVALID_ARGUMENT for a stream value the device does not accept, DLB_ERR_RUNTIME_*
+ * (and DLB_ERR_STUB_LIBRARY, DLB_ERR_NO_DEVICE) when the runtime cannot be used or a driver
+ * call fails; dlb_last_error() names the call. Owns nothing; a failure leaks nothing. */
+DLBRIDGE_API int dlb_order_streams(int32_t device_type, int32_t device_id, int64_t producer,
+                                   int64_t consumer, int* ordered);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,15 +1,17 @@
 /// @file
-/// GPU runtimes: what dlbridge asks CUDA, HIP and Level Zero about a pointer.
-/// Each runtime is loaded with dlopen on first use (no link-time dependency); a machine with
-/// none of them handles host memory as before. See spec/device-map.md (GPU-*).
-/// GpuRuntime and DeviceVerification are in dlbridge/device_verification.h; dlbridge's test
-/// hooks are in testing/include/dlbridge/testing.h, which is not installed.
+/// GPU runtimes: what dlbridge asks CUDA, HIP and Level Zero about a pointer, and the
+/// stream ordering of an exchange (OrderStreams). Each runtime is loaded with dlopen on first use
+/// (no link-time dependency); a machine with none of them handles host memory as before. See
+/// spec/device-map.md (GPU-*) and spec/streams.md (STR-*). GpuRuntime and DeviceVerification are in
+/// dlbridge/device_verification.h; dlbridge's test hooks are in testing/include/dlbridge/testing.h,
+/// which is not installed.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "dlbridge/device_verification.h"
+#include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
 #include "dlbridge/memory_space.h"
 
@@ -75,5 +77,34 @@ DLBRIDGE_API void SetLevelZeroContext(void* context, void* device) noexcept;
 /// Reads the registered Level Zero context and device (null when none is registered) into
 /// `*context` and `*device`; a null output is skipped.
 DLBRIDGE_API void GetLevelZeroContext(void** context, void** device) noexcept;
+
+/// Checks one stream value for `device`, by the Python DLPack protocol's rule (a C++ caller
+/// has no None: it passes no stream at all instead). CUDA (kDLCUDA, kDLCUDAHost,
+/// kDLCUDAManaged): 1 (legacy default stream), 2 (per-thread default stream), > 2 (a
+/// CUstream) and -1 (order nothing) are accepted; 0 and < -1 are not. ROCm (kDLROCM,
+/// kDLROCMHost): 0 (the null stream), > 2 (a hipStream_t) and -1; 1, 2 and < -1 are not.
+/// kDLCPU has no streams: every value is refused. Other device types: any value (DLPack
+/// defines no convention for them). Throws Error(kInvalidArgument) whose message starts with
+/// `argument` (e.g. "OrderStreams: consumer") and names the value, the device and the values
+/// accepted. Owns nothing, loads nothing.
+DLBRIDGE_API void CheckStreamValue(DLDevice device, int64_t stream, const char* argument);
+
+/// Makes work queued later on stream `consumer` wait for the work queued so far on stream
+/// `producer`, both streams of `device` given as Python DLPack stream values (CheckStreamValue).
+/// CUDA (kDLCUDA, kDLCUDAHost, kDLCUDAManaged): with the primary context of
+/// device.device_id current, an event created with timing disabled is recorded on `producer`,
+/// `consumer` waits on it, and the event is destroyed (the wait keeps its effect); ROCm
+/// (kDLROCM, kDLROCMHost): the same with HIP, device.device_id selected and the caller's
+/// device restored. The calls return at once: nothing is waited for on the host.
+/// Returns true when it ordered; false when nothing was needed, without loading any runtime:
+/// `consumer` or `producer` -1, `producer` == `consumer`, or a device type without streams
+/// (kDLCPU and every other non-CUDA, non-ROCm type; their values are not checked).
+/// Throws Error: kInvalidArgument for a value CheckStreamValue refuses (naming "producer" or
+/// "consumer"); kRuntimeUnavailable, kStubLibrary, kNoDevice or kRuntimeNotInitialized when
+/// ordering is needed and the runtime cannot be used (not built, not installed, ...); and
+/// kRuntimeUnavailable when a driver call fails, naming the call, the driver's error and the
+/// device. On every failure what it created is destroyed and the context / device it changed
+/// is restored, so a failure leaks nothing and leaves the streams unordered.
+DLBRIDGE_API bool OrderStreams(DLDevice device, int64_t producer, int64_t consumer);
 
 }  // namespace dlbridge

@@ -1,0 +1,97 @@
+// Stream ordering (include/dlbridge/runtime.h; spec/streams.md STR-*): which stream values a
+// device accepts, when an exchange needs ordering, and the errors around the backends' event
+// calls (src/runtime_cuda.cpp, src/runtime_hip.cpp).
+#include <string>
+
+#include "dlbridge/device_map.h"
+#include "dlbridge/runtime.h"
+#include "error_internal.h"
+#include "runtime_backend_internal.h"
+#include "runtime_internal.h"
+
+namespace dlbridge {
+
+using detail::Fail;
+
+namespace {
+
+enum class StreamKind { kNone, kCuda, kRocm, kOther };
+
+StreamKind KindOf(int32_t device_type) noexcept {
+  switch (device_type) {
+    case kDLCPU: return StreamKind::kNone;
+    case kDLCUDA:
+    case kDLCUDAHost:
+    case kDLCUDAManaged: return StreamKind::kCuda;
+    case kDLROCM:
+    case kDLROCMHost: return StreamKind::kRocm;
+    default: return StreamKind::kOther;
+  }
+}
+
+std::string DeviceText(DLDevice device) {
+  return std::string(DeviceTypeName(device.device_type)) + " device " +
+         std::to_string(device.device_id);
+}
+
+}  // namespace
+
+// STR-1: the Python DLPack protocol's stream values, per device type.
+void CheckStreamValue(DLDevice device, int64_t stream, const char* argument) {
+  const std::string what = std::string(argument != nullptr ? argument : "stream") + " " +
+                           std::to_string(stream) + " is illegal for " +
+                           DeviceTypeName(device.device_type);
+  switch (KindOf(device.device_type)) {
+    case StreamKind::kNone:
+      Fail(ErrorCode::kInvalidArgument,
+           what + " memory, which has no streams; pass no stream (Python: None)");
+    case StreamKind::kCuda:
+      if (stream == 0 || stream < -1) {
+        Fail(ErrorCode::kInvalidArgument,
+             what +
+                 "; accepted for CUDA: 1 (the legacy default stream; Python: None), 2 (the "
+                 "per-thread default stream), > 2 (a CUstream / cudaStream_t), -1 (order "
+                 "nothing)");
+      }
+      return;
+    case StreamKind::kRocm:
+      if (stream == 1 || stream == 2 || stream < -1) {
+        Fail(ErrorCode::kInvalidArgument,
+             what +
+                 "; accepted for ROCm: 0 (the null stream; Python: None), > 2 (a "
+                 "hipStream_t), -1 (order nothing)");
+      }
+      return;
+    case StreamKind::kOther: return;  // DLPack defines no stream convention for them
+  }
+}
+
+bool OrderStreams(DLDevice device, int64_t producer, int64_t consumer) {
+  const StreamKind kind = KindOf(device.device_type);
+  if (kind != StreamKind::kCuda && kind != StreamKind::kRocm) return false;
+  CheckStreamValue(device, producer, "OrderStreams: producer");
+  CheckStreamValue(device, consumer, "OrderStreams: consumer");
+  // STR-2: -1 orders nothing (the protocol's "no synchronisation"), and work queued on one
+  // stream is already ordered; decided before any runtime is loaded.
+  if (producer == -1 || consumer == -1 || producer == consumer) return false;
+  const GpuRuntime runtime = kind == StreamKind::kCuda ? GpuRuntime::kCuda : GpuRuntime::kHip;
+  detail::Backend& backend = detail::BackendOf(runtime);
+  // STR-6: a runtime that cannot be used is an error only here, where ordering is needed.
+  const RuntimeInfo& info = backend.Info();
+  if (info.status != RuntimeStatus::kReady) {
+    Fail(detail::CodeFor(info.status), "OrderStreams: stream " + std::to_string(consumer) + " of " +
+                                           DeviceText(device) + " cannot be ordered after stream " +
+                                           std::to_string(producer) + ": " + info.message);
+  }
+  std::string error;
+  // STR-5: a failed driver call is named, with its error and the device.
+  if (!backend.OrderStreams(device.device_id, producer, consumer, &error)) {
+    Fail(ErrorCode::kRuntimeUnavailable, "OrderStreams: " + error + " (ordering stream " +
+                                             std::to_string(consumer) + " after stream " +
+                                             std::to_string(producer) + " of " +
+                                             DeviceText(device) + "); the streams are unordered");
+  }
+  return true;
+}
+
+}  // namespace dlbridge

@@ -1,0 +1,42 @@
+/* The test API of the fake GPU runtimes (fake_cuda_driver.c: libdlbridge_fake_cuda.so;
+ * fake_hip_runtime.c: libdlbridge_fake_hip.so). Tests reach it with dlsym on the library's
+ * path (C++: DLBRIDGE_TEST_FAKE_CUDA / DLBRIDGE_TEST_FAKE_HIP; Python: ctypes.CDLL on
+ * $DLBRIDGE_FAKE_CUDA_DRIVER / $DLBRIDGE_FAKE_HIP_RUNTIME), the same path dlbridge loads, so
+ * both see one copy of the fake's state. Every fake call is serialised by one lock. */
+#ifndef DLBRIDGE_TESTS_FAKE_DRIVER_H_
+#define DLBRIDGE_TESTS_FAKE_DRIVER_H_
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Forgets the log, the events, the pending failures and (this thread's) context stack or
+ * current device; the CUDA fake also drops its primary-context references. */
+typedef void (*fake_driver_reset_fn)(void);
+/* One line per call since the last reset, e.g. "cuEventCreate flags=2 -> ev1",
+ * "cuEventRecord ev1 stream=0x1234", "cuStreamWaitEvent stream=0x1 ev1", "cuEventDestroy ev1"
+ * (HIP: "hipSetDevice 1", "hipEventCreateWithFlags flags=2 device=1 -> ev1", ...); an injected
+ * failure is "<call> -> error <status> (injected)". Valid until the next fake_driver_log. */
+typedef const char* (*fake_driver_log_fn)(void);
+/* The next call named `call_name` (e.g. "cuStreamWaitEvent", "hipEventRecord"; the CUDA fake
+ * also takes "cuGetProcAddress:<entry point>" to hide one at load) returns `status`. */
+typedef void (*fake_driver_fail_fn)(const char* call_name, int status);
+/* Events created and not destroyed. */
+typedef int (*fake_driver_live_events_fn)(void);
+/* The start of the 1 MiB range the fake's pointer queries report as device memory of
+ * device 0 (fake_driver_device_bytes: its size). */
+typedef void* (*fake_driver_device_base_fn)(void);
+typedef size_t (*fake_driver_device_bytes_fn)(void);
+/* CUDA only: this thread's context-stack depth; primary-context references held. */
+typedef int (*fake_driver_context_depth_fn)(void);
+typedef int (*fake_driver_retained_contexts_fn)(void);
+/* HIP only: this thread's current device. */
+typedef int (*fake_driver_current_device_fn)(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DLBRIDGE_TESTS_FAKE_DRIVER_H_ */
