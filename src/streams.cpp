@@ -1,6 +1,7 @@
 // Stream ordering (include/dlbridge/runtime.h; spec/streams.md STR-*): which stream values a
 // device accepts, when an exchange needs ordering, and the errors around the backends' event
 // calls (src/runtime_cuda.cpp, src/runtime_hip.cpp).
+#include <cstdio>
 #include <string>
 
 #include "dlbridge/device_map.h"
@@ -32,6 +33,14 @@ StreamKind KindOf(int32_t device_type) noexcept {
 std::string DeviceText(DLDevice device) {
   return std::string(DeviceTypeName(device.device_type)) + " device " +
          std::to_string(device.device_id);
+}
+
+// A handle in hex, as debuggers and driver logs show it; the special values as they are.
+std::string StreamText(int64_t stream) {
+  if (stream <= 2) return std::to_string(stream);
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(stream));
+  return text;
 }
 
 }  // namespace
@@ -79,17 +88,18 @@ bool OrderStreams(DLDevice device, int64_t producer, int64_t consumer) {
   // STR-6: a runtime that cannot be used is an error only here, where ordering is needed.
   const RuntimeInfo& info = backend.Info();
   if (info.status != RuntimeStatus::kReady) {
-    Fail(detail::CodeFor(info.status), "OrderStreams: stream " + std::to_string(consumer) + " of " +
+    Fail(detail::CodeFor(info.status), "OrderStreams: stream " + StreamText(consumer) + " of " +
                                            DeviceText(device) + " cannot be ordered after stream " +
-                                           std::to_string(producer) + ": " + info.message);
+                                           StreamText(producer) + ": " + info.message);
   }
   std::string error;
   // STR-5: a failed driver call is named, with its error and the device.
   if (!backend.OrderStreams(device.device_id, producer, consumer, &error)) {
-    Fail(ErrorCode::kRuntimeUnavailable, "OrderStreams: " + error + " (ordering stream " +
-                                             std::to_string(consumer) + " after stream " +
-                                             std::to_string(producer) + " of " +
-                                             DeviceText(device) + "); the streams are unordered");
+    Fail(ErrorCode::kRuntimeUnavailable,
+         "OrderStreams: " + error + " (ordering stream " + StreamText(consumer) + " after stream " +
+             StreamText(producer) + " of " + DeviceText(device) +
+             "); do not rely on the ordering: synchronise the producer stream before the "
+             "consumer uses the memory");
   }
   return true;
 }

@@ -3,10 +3,12 @@
  * one case. The last line is "N passed, M failed"; the exit status is 1 on any failure. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dlbridge/dlbridge_c.h"
@@ -762,6 +764,65 @@ static void TestRoundTrip(void) {
   CHECK(l.deletes == 1);
 }
 
+/* A function of the fake CUDA driver (tests/fakes/fake_driver.h), or NULL; copied out of
+ * dlsym's void* without a cast (ISO C has no object-to-function pointer conversion). */
+static void (*FakeFunction(void* handle, const char* name))(void) {
+  void (*fn)(void) = NULL;
+  void* p = handle != NULL ? dlsym(handle, name) : NULL;
+  if (p != NULL) memcpy(&fn, &p, sizeof fn);
+  return fn;
+}
+
+/* STR-7: dlb_order_streams. Without a driver only what needs none is checked; ctest points
+ * DLBRIDGE_CUDA_LIBRARY at the fake CUDA driver, whose log shows the event and the wait. */
+static void TestOrderStreams(void) {
+  int ordered = 7;
+  const char* fake = getenv("DLBRIDGE_CUDA_LIBRARY");
+  CHECK_STATUS(dlb_order_streams(kDLCUDA, 0, 0, 1, &ordered), DLB_ERR_INVALID_ARGUMENT);
+  CHECK(ordered == 0);
+  CHECK(Contains(dlb_last_error(), "OrderStreams: producer 0 is illegal for kDLCUDA"));
+  CHECK_STATUS(dlb_order_streams(kDLROCM, 0, 0, 2, NULL), DLB_ERR_INVALID_ARGUMENT);
+  CHECK(Contains(dlb_last_error(), "consumer 2 is illegal for kDLROCM"));
+  ordered = 7;
+  CHECK_STATUS(dlb_order_streams(kDLCUDA, 0, 0x1234, -1, &ordered), DLB_OK); /* -1: none */
+  CHECK(ordered == 0);
+  CHECK_STATUS(dlb_order_streams(kDLROCM, 0, 0x1234, 0x1234, &ordered), DLB_OK);
+  CHECK(ordered == 0);
+  CHECK_STATUS(dlb_order_streams(kDLCPU, 0, 1, 2, &ordered), DLB_OK);
+  CHECK(ordered == 0);
+  if (fake == NULL || fake[0] == '\0') return;
+
+  void* handle = dlopen(fake, RTLD_NOW | RTLD_LOCAL);
+  CHECK(handle != NULL);
+  void (*reset)(void) = (void (*)(void))FakeFunction(handle, "fake_driver_reset");
+  const char* (*log)(void) = (const char* (*)(void))FakeFunction(handle, "fake_driver_log");
+  void (*fail)(const char*, int) =
+      (void (*)(const char*, int))FakeFunction(handle, "fake_driver_fail");
+  int (*live)(void) = (int (*)(void))FakeFunction(handle, "fake_driver_live_events");
+  CHECK(reset != NULL && log != NULL && fail != NULL && live != NULL);
+  if (reset == NULL || log == NULL || fail == NULL || live == NULL) return;
+  reset();
+  ordered = 7;
+  const int status = dlb_order_streams(kDLCUDA, 1, 0x1234, 1, &ordered);
+  if (status == DLB_ERR_RUNTIME_UNAVAILABLE && Contains(dlb_last_error(), "=OFF")) {
+    CHECK(ordered == 0); /* the CUDA backend is not built */
+    return;
+  }
+  CHECK(status == DLB_OK);
+  CHECK(ordered == 1);
+  CHECK(Contains(log(),
+                 "cuEventCreate flags=2 -> ev1\ncuEventRecord ev1 stream=0x1234\n"
+                 "cuStreamWaitEvent stream=0x1 ev1\ncuEventDestroy ev1\n"));
+  CHECK(live() == 0);
+  fail("cuStreamWaitEvent", 400);
+  ordered = 7;
+  CHECK_STATUS(dlb_order_streams(kDLCUDA, 1, 0x1234, 1, &ordered), DLB_ERR_RUNTIME_UNAVAILABLE);
+  CHECK(ordered == 0);
+  CHECK(Contains(dlb_last_error(), "cuStreamWaitEvent failed: CUDA_ERROR_INVALID_HANDLE"));
+  CHECK(live() == 0);
+  reset();
+}
+
 typedef struct Case {
   const char* id;
   void (*run)(void);
@@ -786,6 +847,7 @@ static const Case kCases[] = {
     {"C-16", TestImportFailureConsumes},
     {"C-17", TestImportOptions},
     {"C-18", TestRoundTrip},
+    {"STR-7", TestOrderStreams},
 };
 
 int main(int argc, char** argv) {
