@@ -220,7 +220,7 @@ PyObject* CallDlpack(PyObject* obj, const Request& request, PyObject* stream, bo
   return capsule;
 }
 
-// See PY-59: the device the consumer will use: `device=` when given, else the producer's
+// (see PY-59) The device the consumer will use: `device=` when given, else the producer's
 // __dlpack_device__() (*known false for a producer without one).
 bool ConsumerDevice(PyObject* obj, const Request& request, DLDevice* device, bool* known) {
   *known = request.device != Py_None;
@@ -366,7 +366,7 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   }
   Py_DECREF(capsule);
   if (result == nullptr) return result;
-  // PY-59: the producer ordered its work before the stream passed; later exports order
+  // (see PY-59) The producer ordered its work before the stream passed; later exports order
   // after it. -1 ordered nothing, and data not on a CUDA/ROCm device has no stream.
   dlbridge::Tensor& imported = AsTensor(result)->t;
   if (passStream && streamValue != -1 &&

@@ -172,7 +172,7 @@ int ApiDLTensorFromPyObject(void* pyObject, DLTensor* out) {
   return 0;
 }
 
-// See PY-60: the current stream of the device as a handle; NULL where there is none (kDLCPU
+// (see PY-60) The current stream of the device as a handle; NULL where there is none (kDLCPU
 // and every type without streams), as the header allows. Any thread, without the GIL.
 int ApiCurrentWorkStream(DLDeviceType deviceType, int32_t deviceId, void** outStream) {
   if (outStream == nullptr) return 0;  // nothing to write; no Python exception without the GIL

@@ -100,6 +100,9 @@ bool OrderExport(const dlbridge::Tensor& t, DLDevice source, DLDevice target, Py
     return false;
   }
   if (stream == Py_None) consumer = DefaultStream(family);
+  // PY-61: a failed driver call or an unusable runtime is the core's kRuntimeUnavailable (or
+  // the runtime's own code): BufferError, raised before any emission, so the export count and
+  // the hold stay as they were and OrderStreams has destroyed what it made.
   DLB_TRY
   dlbridge::OrderStreams(source, *t.stream, consumer);  // -1 and equal streams: nothing to do
   DLB_CATCH(false)

@@ -244,7 +244,7 @@ int TensorSetFlags(PyObject* self, PyObject* value, void*) {
   return 0;
 }
 
-// See PY-57: the producer stream, None when nothing is pending.
+// The producer stream (see PY-57), None when nothing is pending.
 PyObject* TensorGetStream(PyObject* self, void*) {
   const std::optional<int64_t>& stream = AsTensor(self)->t.stream;
   if (!stream.has_value()) Py_RETURN_NONE;

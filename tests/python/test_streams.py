@@ -292,8 +292,23 @@ class FailedOrdering(unittest.TestCase):
         self.assertEqual(name, "BufferError")
         self.assertIn("OrderStreams", message)
         self.assertIn("/nonexistent/libcuda-missing.so.1", message)
-        self.assertNotEqual(code, None)
+        self.assertEqual(code, "kRuntimeUnavailable")
         self.assertEqual(result["releases"], 1)
+
+    def test_py61_a_runtime_that_cannot_be_used_is_a_buffer_error(self):
+        stub = "/usr/local/cuda/targets/x86_64-linux/lib/stubs/libcuda.so"
+        if not os.path.exists(stub):
+            self.skipTest("no CUDA toolkit link stub at %s" % stub)
+        result = run_with_fake(self, "cuda", r'''
+        g = gpu_tensor(stream=0x1234, device=(2, 0))
+        try:
+            g.__dlpack__(stream=0x5678)
+            RESULT["ordered"] = "exported"
+        except Exception as e:
+            RESULT["ordered"] = [type(e).__name__, str(e), getattr(e, "code", None)]
+        ''', fake=False, library=stub)
+        name, message, code = result["ordered"]
+        self.assertEqual((name, code), ("BufferError", "kStubLibrary"), message)
 
 
 class ProducerStream(unittest.TestCase):
