@@ -84,24 +84,24 @@ inline CapsuleKind KindOfCapsule(const char* name) noexcept {
 
 // Interned strings, constant objects and the two types, created once by PyInit__dlbridge
 // (module.cpp).
-extern PyObject* g_str_dlpack;           // "__dlpack__"
-extern PyObject* g_str_dlpack_device;    // "__dlpack_device__"
-extern PyObject* g_str_exchange_api;     // "__dlpack_c_exchange_api__"
-extern PyObject* g_str_stream;           // "stream"
-extern PyObject* g_str_max_version;      // "max_version"
-extern PyObject* g_str_dl_device;        // "dl_device"
-extern PyObject* g_str_copy;             // "copy"
-extern PyObject* g_str_device;           // "device"
-extern PyObject* g_str_value;            // "value"
-extern PyObject* g_str_code;             // "code"
-extern PyObject* g_kwnames_max_version;  // ("max_version",)
-extern PyObject* g_max_version;          // (1, DLPACK_MINOR_VERSION)
-extern PyObject* g_kwnames_all;          // ("max_version", "dl_device", "copy")
-extern PyObject* g_kwnames_device_copy;  // ("dl_device", "copy")
-extern PyObject* g_kwnames_all_stream;   // ("max_version", "dl_device", "copy", "stream")
+extern PyObject* g_str_dlpack;                  // "__dlpack__"
+extern PyObject* g_str_dlpack_device;           // "__dlpack_device__"
+extern PyObject* g_str_exchange_api;            // "__dlpack_c_exchange_api__"
+extern PyObject* g_str_stream;                  // "stream"
+extern PyObject* g_str_max_version;             // "max_version"
+extern PyObject* g_str_dl_device;               // "dl_device"
+extern PyObject* g_str_copy;                    // "copy"
+extern PyObject* g_str_device;                  // "device"
+extern PyObject* g_str_value;                   // "value"
+extern PyObject* g_str_code;                    // "code"
+extern PyObject* g_kwnames_max_version;         // ("max_version",)
+extern PyObject* g_max_version;                 // (1, DLPACK_MINOR_VERSION)
+extern PyObject* g_kwnames_all;                 // ("max_version", "dl_device", "copy")
+extern PyObject* g_kwnames_device_copy;         // ("dl_device", "copy")
+extern PyObject* g_kwnames_all_stream;          // ("max_version", "dl_device", "copy", "stream")
 extern PyObject* g_kwnames_max_version_stream;  // ("max_version", "stream")
 extern PyObject* g_kwnames_stream;              // ("stream",)
-extern PyObject* g_enum_type;            // enum.Enum
+extern PyObject* g_enum_type;                   // enum.Enum
 extern PyTypeObject* g_descriptor_type;
 extern PyTypeObject* g_tensor_type;
 

@@ -54,7 +54,8 @@ bool CheckStreamFor(DLDevice device, int64_t stream, const char* what) {
 // PY-57: Tensor(..., stream=): the producer stream of CUDA or ROCm memory, checked for the
 // device the tensor is on (as given, else its space's, ordinal 0 for the check).
 bool ParseProducerStream(PyObject* value, DLDevice device,
-                         const dlbridge::MemoryDescriptor& descriptor, std::optional<int64_t>* out) {
+                         const dlbridge::MemoryDescriptor& descriptor,
+                         std::optional<int64_t>* out) {
   out->reset();
   if (value == Py_None) return true;
   int64_t stream = 0;

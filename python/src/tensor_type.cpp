@@ -16,9 +16,8 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject* flags = nullptr;
   int allowUnowned = 0;
   PyObject* stream = Py_None;
-  static const char* keywords[] = {"descriptor",  "dtype",  "shape", "strides",
-                                   "byte_offset", "device", "flags", "allow_unowned",
-                                   "stream",      nullptr};
+  static const char* keywords[] = {"descriptor", "dtype", "shape",         "strides", "byte_offset",
+                                   "device",     "flags", "allow_unowned", "stream",  nullptr};
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO|OOOO$pO:Tensor",
                                    const_cast<char**>(keywords), g_descriptor_type, &descriptor,
                                    &dtype, &shape, &strides, &byteOffset, &device, &flags,
@@ -55,10 +54,9 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyDescriptor* from = AsDescriptor(descriptor);
   // Checked before the hold moves, so a refused stream leaves the descriptor as it was.
   std::optional<int64_t> producerStream;
-  if (!ParseProducerStream(stream,
-                           DLDevice{static_cast<DLDeviceType>(deviceType),
-                                    static_cast<int32_t>(deviceId)},
-                           *from->d, &producerStream)) {
+  if (!ParseProducerStream(
+          stream, DLDevice{static_cast<DLDeviceType>(deviceType), static_cast<int32_t>(deviceId)},
+          *from->d, &producerStream)) {
     return nullptr;
   }
   // PY-50: a view's hold moves only when no export of the viewed tensor relies on it.
@@ -339,9 +337,11 @@ PyType_Slot kTensorSlots[] = {
     {Py_tp_doc,
      const_cast<char*>(
          "Tensor(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
-         "flags=0, *, allow_unowned=False, stream=None)\n--\n\nA described buffer and its layout. The "
+         "flags=0, *, allow_unowned=False, stream=None)\n--\n\nA described buffer and its layout. "
+         "The "
          "descriptor's hold moves into the tensor (the descriptor keeps its description). "
-         "stream: the CUDA/ROCm stream its writes may be pending on; exports order after it. dtype: a name "
+         "stream: the CUDA/ROCm stream its writes may be pending on; exports order after it. "
+         "dtype: a name "
          "('float32'), a NumPy or torch dtype, or (code, bits[, lanes]). Strides are in "
          "elements, not bytes (None = C-contiguous); device (type, id) None = from the "
          "space. A tensor that holds nothing is exported only with allow_unowned=True.")},
