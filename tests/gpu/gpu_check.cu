@@ -1,12 +1,22 @@
 // GPU check (spec/device-map.md GPU-*): on a machine with an NVIDIA GPU, allocates device,
 // pinned, registered-host, managed and pool memory, exports each as "cuda" without a device
-// id, imports it back, and checks what the CUDA backend resolved. Prints a summary table and
-// exits non-zero on any failure (2 when there is no GPU at all). Built by tests/gpu/run.sh.
-// Host code only: it compiles with nvcc, or with a C++ compiler against the CUDA runtime.
+// id, imports it back, and checks what the CUDA backend resolved. Then the race case
+// (spec/streams.md STR-9): a slow writer on a non-blocking stream, the buffer handed over
+// through dlbridge with OrderStreams, a copy on another stream that must see the final values.
+// Prints summary tables and exits non-zero on any failure (2 when there is no GPU at all).
+// Built by tests/gpu/run.sh, with nvcc (the slow writer is a kernel) or with a C++ compiler
+// against the CUDA runtime (the slow writer is a sleeping host function, then a memset).
+//
+//   gpu_check                 every check, the race case ordered by OrderStreams
+//   DLBRIDGE_GPU_RACE_ORDERING=off gpu_check --race-only
+//                             the race case alone with the ordering left out: it must see
+//                             stale values (exit 0), else it says "race not observed, check
+//                             inconclusive" (exit 3)
 #include <cuda_runtime.h>
 #include <dlbridge/dlbridge.h>
 #include <dlbridge/testing.h>  // testing/include: PointerQueryCount
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -231,9 +241,157 @@ void CheckData(int device) {
   g_rows.push_back(row);
 }
 
+// ---- The race case (spec/streams.md STR-9) ----
+
+constexpr int kRaceValue = 0x2a2a2a2a;             // what the slow writer leaves in every element
+constexpr long long kRaceDelayNs = 200000000LL;    // how long it takes: 200 ms before it writes
+constexpr size_t kRaceElements = size_t{1} << 22;  // 16 MiB of int32
+
+#ifdef __CUDACC__
+// Spins on the global timer, then writes: the buffer is stale for kRaceDelayNs after launch.
+__global__ void SlowFill(int* data, size_t n, int value, long long delay_ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (static_cast<long long>(now - start) < delay_ns);
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    data[i] = value;
+  }
+}
+#else
+void CUDART_CB SleepOnStream(void*) {
+  std::this_thread::sleep_for(std::chrono::nanoseconds(kRaceDelayNs));
+}
+#endif
+
+// Queues the slow write of `data` on `stream` and returns at once.
+void QueueSlowWrite(int* data, size_t n, cudaStream_t stream) {
+#ifdef __CUDACC__
+  SlowFill<<<64, 256, 0, stream>>>(data, n, kRaceValue, kRaceDelayNs);
+  CUDA_OR_DIE(cudaGetLastError());
+#else
+  CUDA_OR_DIE(cudaLaunchHostFunc(stream, SleepOnStream, nullptr));
+  CUDA_OR_DIE(cudaMemsetAsync(data, 0x2a, n * sizeof(int), stream));  // 0x2a in every byte
+#endif
+}
+
+struct RaceRow {
+  std::string name;
+  std::string writer;
+  std::string ordering;  // what OrderStreams returned, or "off"
+  size_t stale = 0;      // elements the consumer saw before the writer's value
+  size_t after = 0;      // elements still not final once the producer stream is drained
+  std::string verdict;
+  bool ok = true;
+};
+
+// One exchange: the producer's slow write is pending on a non-blocking stream when the buffer
+// crosses dlbridge; the consumer copies it on another non-blocking stream and counts the
+// elements that do not hold the final value yet.
+RaceRow RunRace(bool ordering) {
+  RaceRow row;
+  row.name = ordering ? "slow writer -> dlbridge (OrderStreams) -> copy"
+                      : "slow writer -> dlbridge (ordering OFF) -> copy";
+#ifdef __CUDACC__
+  row.writer = "kernel, 200 ms";
+#else
+  row.writer = "host func 200 ms + memset";
+#endif
+  CUDA_OR_DIE(cudaSetDevice(0));
+  cudaStream_t producer = nullptr, consumer = nullptr;
+  CUDA_OR_DIE(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
+  CUDA_OR_DIE(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
+  const size_t bytes = kRaceElements * sizeof(int);
+  int* data = nullptr;
+  int* host = nullptr;
+  CUDA_OR_DIE(cudaMalloc(&data, bytes));
+  CUDA_OR_DIE(cudaMallocHost(&host, bytes));
+  CUDA_OR_DIE(cudaMemset(data, 0, bytes));
+  CUDA_OR_DIE(cudaDeviceSynchronize());  // the stale value, 0, is in place everywhere
+
+  QueueSlowWrite(data, kRaceElements, producer);
+  try {
+    // The producer's side of a bridge: the tensor says which stream its pending write is on.
+    dlbridge::Tensor t;
+    t.descriptor.Set(static_cast<int64_t>(reinterpret_cast<intptr_t>(data)),
+                     static_cast<int64_t>(bytes), "cuda");
+    t.layout = dlbridge::TensorLayout({kDLInt, 32, 1}, {static_cast<int64_t>(kRaceElements)});
+    t.device = {kDLCUDA, 0};
+    t.stream = static_cast<int64_t>(reinterpret_cast<intptr_t>(producer));
+    const int64_t consumer_value = static_cast<int64_t>(reinterpret_cast<intptr_t>(consumer));
+    if (ordering) {
+      row.ordering =
+          dlbridge::OrderStreams(t.device, *t.stream, consumer_value) ? "ordered" : "NOT ordered";
+      if (row.ordering != "ordered") row.ok = false;
+    } else {
+      row.ordering = "off";
+    }
+    dlbridge::ExportOptions unowned;  // EXP-3: freed below, after the deleter
+    unowned.allow_unowned = true;
+    DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(t), unowned);
+    // The consumer: reads on its own stream, right away.
+    CUDA_OR_DIE(cudaMemcpyAsync(host, m->dl_tensor.data, bytes, cudaMemcpyDeviceToHost, consumer));
+    CUDA_OR_DIE(cudaStreamSynchronize(consumer));
+    for (size_t i = 0; i < kRaceElements; ++i) row.stale += host[i] != kRaceValue ? 1 : 0;
+    m->deleter(m);
+  } catch (const dlbridge::Error& e) {
+    row.ok = false;
+    row.verdict = std::string("FAIL: ") + dlbridge::ErrorCodeName(e.code()) + ": " + e.what();
+  }
+  // The writer does finish: what it leaves is the final value (else the check proves nothing).
+  CUDA_OR_DIE(cudaStreamSynchronize(producer));
+  CUDA_OR_DIE(cudaMemcpy(host, data, bytes, cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < kRaceElements; ++i) row.after += host[i] != kRaceValue ? 1 : 0;
+  if (row.after != 0) {
+    row.ok = false;
+    if (row.verdict.empty()) row.verdict = "FAIL: the writer did not write the final value";
+  }
+  if (row.verdict.empty()) {
+    if (ordering) {
+      row.ok = row.ok && row.stale == 0;
+      row.verdict = row.stale == 0 ? "PASS: consumer saw the final values"
+                                   : "FAIL: consumer read before the writer finished";
+    } else {
+      row.verdict = row.stale != 0 ? "race observed: the check can see a race"
+                                   : "race not observed, check inconclusive";
+    }
+  }
+  CUDA_OR_DIE(cudaFreeHost(host));
+  CUDA_OR_DIE(cudaFree(data));
+  CUDA_OR_DIE(cudaStreamDestroy(producer));
+  CUDA_OR_DIE(cudaStreamDestroy(consumer));
+  return row;
+}
+
+// Runs the race case (ordered unless DLBRIDGE_GPU_RACE_ORDERING=off) and prints its table.
+// Returns 0 (ordered: the consumer saw the final values; unordered: the race was seen),
+// 3 (unordered, no race seen: inconclusive) or 1 (failure).
+int RaceCase() {
+  const char* env = std::getenv("DLBRIDGE_GPU_RACE_ORDERING");
+  const bool ordering = env == nullptr || std::strcmp(env, "off") != 0;
+  const RaceRow r = RunRace(ordering);
+  std::printf("\n| %-48s | %-26s | %-11s | %-17s | %-14s | %s\n", "race case", "writer",
+              "OrderStreams", "stale at consumer", "stale at end", "verdict");
+  std::printf("|%s|%s|%s|%s|%s|%s\n", std::string(50, '-').c_str(), std::string(28, '-').c_str(),
+              std::string(13, '-').c_str(), std::string(19, '-').c_str(),
+              std::string(16, '-').c_str(), std::string(20, '-').c_str());
+  const std::string stale = std::to_string(r.stale) + "/" + std::to_string(kRaceElements);
+  const std::string after = std::to_string(r.after) + "/" + std::to_string(kRaceElements);
+  std::printf("| %-48s | %-26s | %-11s | %-17s | %-14s | %s\n", r.name.c_str(), r.writer.c_str(),
+              r.ordering.c_str(), stale.c_str(), after.c_str(), r.verdict.c_str());
+  std::printf("gpu_check: race case (%s): %s\n", ordering ? "ordered" : "ordering off",
+              r.verdict.c_str());
+  if (!r.ok) return 1;
+  if (!ordering && r.stale == 0) return 3;
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool race_only = argc > 1 && std::strcmp(argv[1], "--race-only") == 0;
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
@@ -253,6 +411,7 @@ int main() {
         "device\n");
     return 1;
   }
+  if (race_only) return RaceCase();
   const int last = count - 1;
   CUDA_OR_DIE(cudaSetDevice(0));
 
@@ -331,5 +490,6 @@ int main() {
   cudaStreamDestroy(stream);
   std::free(pageable);
   if (other != nullptr) cudaFree(other);
-  return failures == 0 ? 0 : 1;
+  const int race = RaceCase();
+  return failures == 0 && race == 0 ? 0 : 1;
 }

@@ -3,7 +3,11 @@
 # builds libdlbridge (CUDA backend on, no tests, no doctest / Google Benchmark needed) and
 # tests/gpu/gpu_check.cu, runs it (device, pinned, registered, managed and pool memory), then,
 # if the dlbridge Python module could be built, exchanges CUDA tensors with PyTorch and CuPy
-# through DLPack both ways (tests/gpu/interop.py). Prints summary tables; exits non-zero on any
+# through DLPack both ways (tests/gpu/interop.py). Both end with the race case (spec/streams.md
+# STR-9): a slow kernel writes on a non-blocking stream, the buffer crosses dlbridge, a consumer
+# on another stream must see the final values; a second run with ordering off
+# (DLBRIDGE_GPU_RACE_ORDERING=off, read by the test programs only) must see the race, else it
+# reports "race not observed, check inconclusive". Prints summary tables; exits non-zero on any
 # failure, 2 when there is no GPU. Aims at well under 5 minutes.
 #
 #   tests/gpu/run.sh                      # build in build/gpu-check
@@ -106,19 +110,50 @@ fi
 status=0
 "$exe" || status=$?
 [ "$status" -eq 2 ] && die "gpu_check found no CUDA device" 2
+# The race case again with the ordering left out: it must see the race (exit 0), 3 is
+# "race not observed, check inconclusive" (reported, not a failure of dlbridge).
+race_cpp=0
+DLBRIDGE_GPU_RACE_ORDERING=off "$exe" --race-only || race_cpp=$?
 
 # 6. PyTorch and CuPy through DLPack, when the module exists.
 py_status=0
+race_py=skipped
 if [ "$with_python" = ON ] && ls "$build"/python/dlbridge/_dlbridge*.so >/dev/null 2>&1; then
   PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" "$python" "$root/tests/gpu/interop.py" || py_status=$?
+  race_py=0
+  DLBRIDGE_GPU_RACE_ORDERING=off PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" \
+    "$python" "$root/tests/gpu/interop.py" --race-only || race_py=$?
 else
   say "python interop: skipped (the dlbridge Python module was not built)"
 fi
 
+# What the race case showed: ordered runs are in the exit statuses above; the unordered ones
+# show whether the check can see a race at all.
+race_text() {
+  case "$1" in
+    0) echo "race observed: the check can see a race" ;;
+    3) echo "race not observed, check inconclusive" ;;
+    skipped) echo "skipped" ;;
+    *) echo "FAIL (exit $1)" ;;
+  esac
+}
+echo
+echo "| race case, ordering off                | result"
+echo "|----------------------------------------|------------------------------------------"
+printf '| %-38s | %s\n' "C++ (gpu_check --race-only)" "$(race_text "$race_cpp")"
+printf '| %-38s | %s\n' "Python (interop.py --race-only)" "$(race_text "$race_py")"
+race_status=0
+for r in "$race_cpp" "$race_py"; do
+  case "$r" in 0|3|skipped) ;; *) race_status=1 ;; esac
+done
+
 elapsed=$(( $(date +%s) - start ))
 say "done in ${elapsed} s"
 [ "$elapsed" -le 300 ] || say "WARNING: took longer than the 5-minute budget"
-if [ "$status" -ne 0 ] || [ "$py_status" -ne 0 ]; then
-  die "gpu_check exit $status, python interop exit $py_status"
+if [ "$status" -ne 0 ] || [ "$py_status" -ne 0 ] || [ "$race_status" -ne 0 ]; then
+  die "gpu_check exit $status, python interop exit $py_status, unordered race runs: C++ $(race_text "$race_cpp"), Python $(race_text "$race_py")"
+fi
+if [ "$race_cpp" = 3 ] || [ "$race_py" = 3 ]; then
+  say "race not observed, check inconclusive: the ordered race rows above prove nothing on this machine"
 fi
 say "all checks passed"
