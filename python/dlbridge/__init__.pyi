@@ -9,6 +9,7 @@ from ._dlbridge import Tensor as Tensor
 from ._dlbridge import __version__ as __version__
 from ._dlbridge import _check_capsule as _check_capsule
 from ._dlbridge import _checker_rules as _checker_rules
+from ._dlbridge import current_stream as current_stream
 from ._dlbridge import from_dlpack as from_dlpack
 from ._dlbridge import kDLCPU as kDLCPU
 from ._dlbridge import kDLCUDA as kDLCUDA
@@ -17,9 +18,10 @@ from ._dlbridge import kDLCUDAManaged as kDLCUDAManaged
 from ._dlbridge import kDLOneAPI as kDLOneAPI
 from ._dlbridge import kDLROCM as kDLROCM
 from ._dlbridge import kDLROCMHost as kDLROCMHost
+from ._dlbridge import set_current_stream as set_current_stream
 
 __all__ = [
     "DLPACK_VERSION", "FLAG_IS_COPIED", "FLAG_READ_ONLY", "MemoryDescriptor", "Tensor",
-    "from_dlpack", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLCUDAManaged", "kDLOneAPI", "kDLROCM",
-    "kDLROCMHost",
+    "current_stream", "from_dlpack", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLCUDAManaged",
+    "kDLOneAPI", "kDLROCM", "kDLROCMHost", "set_current_stream",
 ]

@@ -48,48 +48,12 @@ Managed* ExportSelf(PyObject* object) {
 // the copy's duration only (the tensor keeps the real hold), yet counts as held.
 void BorrowedForCopy(void*) noexcept {}
 
-// PY-9: the array API's stream rules for the device the consumer will use.
-bool CheckStream(PyObject* stream, DLDevice device) {
+// PY-9: the array API's stream rules for the device the consumer will use: the core's
+// CheckStreamValue (see STR-1), ValueError on refusal. *value is the stream when not None.
+bool CheckStream(PyObject* stream, DLDevice device, int64_t* value) {
   if (stream == Py_None) return true;
-  if (!PyLong_Check(stream) || PyBool_Check(stream)) {
-    PyErr_Format(PyExc_TypeError, "__dlpack__: stream must be None or an int, not %.100s",
-                 Py_TYPE(stream)->tp_name);
-    return false;
-  }
-  int overflow = 0;
-  long long s = PyLong_AsLongLongAndOverflow(stream, &overflow);
-  if (s == -1 && PyErr_Occurred()) return false;
-  if (overflow > 0) s = 3;  // a pointer-sized value above INT64_MAX: a stream pointer
-  if (overflow < 0) s = -2;
-  switch (device.device_type) {
-    case kDLCPU:
-      PyErr_Format(PyExc_ValueError, "__dlpack__: stream must be None for kDLCPU data, not %lld",
-                   s);
-      return false;
-    case kDLCUDA:
-    case kDLCUDAHost:
-    case kDLCUDAManaged:
-      if (s == 0 || s < -1) {
-        PyErr_Format(PyExc_ValueError,
-                     "__dlpack__: stream %lld is illegal for CUDA; accepted: None (legacy "
-                     "default), 1 (legacy), 2 (per-thread), > 2 (a cudaStream_t), -1 (no "
-                     "synchronisation)",
-                     s);
-        return false;
-      }
-      return true;
-    case kDLROCM:
-    case kDLROCMHost:
-      if (s == 1 || s == 2 || s < -1) {
-        PyErr_Format(PyExc_ValueError,
-                     "__dlpack__: stream %lld is illegal for ROCm; accepted: None or 0 (default "
-                     "stream), > 2 (a hipStream_t), -1 (no synchronisation)",
-                     s);
-        return false;
-      }
-      return true;
-    default: return true;  // no stream convention defined; dlbridge has no work to order
-  }
+  if (!ToStreamValue(stream, "__dlpack__: stream", value)) return false;
+  return CheckStreamFor(device, *value, "__dlpack__: stream");
 }
 
 PyObject* NewCapsule(DLManagedTensorVersioned* m);
@@ -224,7 +188,9 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
                  static_cast<int>(target.device_type), static_cast<int>(target.device_id));
     return nullptr;
   }
-  if (!CheckStream(stream, target)) return nullptr;
+  int64_t consumer = 0;
+  if (!CheckStream(stream, target, &consumer)) return nullptr;
+  if (!OrderExport(t, source, target, stream, consumer)) return nullptr;  // before any emission
   DLB_TRY
   if (needCopy) {
     dlbridge::Tensor copied = CopyPlanToHost(t, *plan);

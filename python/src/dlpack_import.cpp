@@ -134,13 +134,14 @@ struct Request {
   PyObject* device = Py_None;  // None, or the (type, id) ints passed to the producer
   DLDevice want{};             // meaningful when device is not None
   PyObject* copy = Py_None;    // None, True or False
+  PyObject* stream = Py_None;  // None, or the stream= given (checked once the device is known)
 };
 
 bool ParseRequest(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Request* request) {
   if (nargs != 1) {
     PyErr_Format(PyExc_TypeError,
-                 "from_dlpack() takes exactly one positional argument (x), %zd given; device "
-                 "and copy are keyword-only",
+                 "from_dlpack() takes exactly one positional argument (x), %zd given; device, "
+                 "copy and stream are keyword-only",
                  nargs);
     return false;
   }
@@ -152,6 +153,8 @@ bool ParseRequest(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Re
       device = args[nargs + i];
     } else if (key == g_str_copy || PyUnicode_Compare(key, g_str_copy) == 0) {
       request->copy = args[nargs + i];
+    } else if (key == g_str_stream || PyUnicode_Compare(key, g_str_stream) == 0) {
+      request->stream = args[nargs + i];
     } else {
       PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument %R", key);
       return false;
@@ -179,31 +182,64 @@ bool ParseRequest(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Re
 }
 
 // The producer's capsule, from __dlpack__ with the array API's arguments: max_version always,
-// dl_device and copy when asked for. On TypeError (a producer older than those keywords) the
-// call is made again with max_version alone, then with no arguments (PY-16), and *honoured
-// says whether the producer took dl_device and copy. A type that took no arguments is asked
-// without any from then on.
-PyObject* CallDlpack(PyObject* obj, const Request& request, bool* honoured) {
+// dl_device and copy when asked for, stream when one is passed (`stream` not null, see PY-59).
+// On TypeError (a producer older than those keywords) the call is made again with max_version
+// alone, then with no arguments but the stream (PY-16), and *honoured says whether the
+// producer took dl_device and copy. A type that took no arguments is asked without any (but
+// the stream) from then on.
+PyObject* CallDlpack(PyObject* obj, const Request& request, PyObject* stream, bool* honoured) {
   PyTypeObject* type = Py_TYPE(obj);
   const bool extra = request.device != Py_None || request.copy != Py_None;
   *honoured = false;
-  PyObject* args[4] = {obj, g_max_version, request.device, request.copy};
-  if (IsLegacyOnly(type)) return PyObject_VectorcallMethod(g_str_dlpack, args, 1, nullptr);
+  PyObject* args[5] = {obj, g_max_version, request.device, request.copy, stream};
+  PyObject* streamOnly[2] = {obj, stream};
+  PyObject* versionAndStream[3] = {obj, g_max_version, stream};
+  const bool withStream = stream != nullptr;
+  auto bare = [&]() {  // the call of a producer from before max_version
+    return withStream ? PyObject_VectorcallMethod(g_str_dlpack, streamOnly, 1, g_kwnames_stream)
+                      : PyObject_VectorcallMethod(g_str_dlpack, args, 1, nullptr);
+  };
+  if (IsLegacyOnly(type)) return bare();
   PyObject* capsule = nullptr;
   if (extra) {
-    capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1, g_kwnames_all);
+    capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1,
+                                        withStream ? g_kwnames_all_stream : g_kwnames_all);
     if (capsule != nullptr || !PyErr_ExceptionMatches(PyExc_TypeError)) {
       *honoured = capsule != nullptr;
       return capsule;
     }
     PyErr_Clear();  // a producer from before dl_device and copy: those are met here
   }
-  capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1, g_kwnames_max_version);
+  capsule = withStream ? PyObject_VectorcallMethod(g_str_dlpack, versionAndStream, 1,
+                                                   g_kwnames_max_version_stream)
+                       : PyObject_VectorcallMethod(g_str_dlpack, args, 1, g_kwnames_max_version);
   if (capsule != nullptr || !PyErr_ExceptionMatches(PyExc_TypeError)) return capsule;
   PyErr_Clear();  // a producer from before max_version: ask again without arguments
-  capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1, nullptr);
+  capsule = bare();
   if (capsule != nullptr) RememberLegacyOnly(type);
   return capsule;
+}
+
+// (see PY-59) The device the consumer will use: `device=` when given, else the producer's
+// __dlpack_device__() (*known false for a producer without one).
+bool ConsumerDevice(PyObject* obj, const Request& request, DLDevice* device, bool* known) {
+  *known = request.device != Py_None;
+  if (*known) {
+    *device = request.want;
+    return true;
+  }
+  if (LookupOnType(Py_TYPE(obj), g_str_dlpack_device) == nullptr) return true;
+  PyObject* self[1] = {obj};
+  PyObject* answer = PyObject_VectorcallMethod(g_str_dlpack_device, self, 1, nullptr);
+  if (answer == nullptr) return false;
+  int64_t type = 0;
+  int64_t id = 0;
+  const bool ok = ToIntPair(answer, "from_dlpack: the producer's __dlpack_device__()", &type, &id);
+  Py_DECREF(answer);
+  if (!ok) return false;
+  *device = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
+  *known = true;
+  return true;
 }
 
 // PY-34, PY-35: the imported tensor made what was asked for. A device other than the
@@ -274,6 +310,13 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   const bool plain = request.device == Py_None && request.copy == Py_None;
   PyObject* obj = args[0];
   if (PyCapsule_CheckExact(obj)) {
+    if (request.stream != Py_None) {  // see PY-59: nothing consumed
+      PyErr_SetString(PyExc_ValueError,
+                      "from_dlpack: stream= with a capsule: the capsule is made already, so no "
+                      "producer can order its work before the stream; pass the producer object "
+                      "itself, or stream=None");
+      return nullptr;
+    }
     PyObject* result = ImportCapsule(obj);
     if (result == nullptr || plain) return result;
     return Conform(result, request, false);
@@ -288,8 +331,27 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
                  type->tp_name);
     return nullptr;
   }
+  DLDevice consumer{};
+  bool known = false;
+  bool passStream = false;
+  int64_t streamValue = 0;
+  if (!ConsumerDevice(obj, request, &consumer, &known)) return nullptr;
+  if (known && !ImportStream(request.stream, consumer, &passStream, &streamValue)) return nullptr;
+  if (!known && request.stream != Py_None) {
+    PyErr_Format(PyExc_ValueError,
+                 "from_dlpack: stream= for %.100s, which has no __dlpack_device__ to say which "
+                 "device the stream would be of; pass device= as well, or stream=None",
+                 type->tp_name);
+    return nullptr;
+  }
+  PyObject* streamObject = nullptr;
+  if (passStream) {
+    streamObject = PyLong_FromLongLong(streamValue);
+    if (streamObject == nullptr) return nullptr;
+  }
   bool honoured = false;
-  PyObject* capsule = CallDlpack(obj, request, &honoured);
+  PyObject* capsule = CallDlpack(obj, request, streamObject, &honoured);
+  Py_XDECREF(streamObject);
   // (A C producer's result with an exception set never arrives here: CPython's call turns it
   // into SystemError and a NULL result.)
   if (capsule == nullptr) return nullptr;
@@ -303,7 +365,16 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
                  type->tp_name, Py_TYPE(capsule)->tp_name);
   }
   Py_DECREF(capsule);
-  if (result == nullptr || plain) return result;
+  if (result == nullptr) return result;
+  // (see PY-59) The producer ordered its work before the stream passed; later exports order
+  // after it. -1 ordered nothing, and data not on a CUDA/ROCm device has no stream.
+  dlbridge::Tensor& imported = AsTensor(result)->t;
+  if (passStream && streamValue != -1 &&
+      StreamFamilyOf(imported.device.device_type) == StreamFamilyOf(consumer.device_type) &&
+      StreamFamilyOf(consumer.device_type) != StreamFamily::kNone) {
+    imported.stream = streamValue;
+  }
+  if (plain) return result;
   return Conform(result, request, honoured);
 }
 

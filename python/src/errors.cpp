@@ -15,6 +15,9 @@ PyObject* ExceptionFor(dlbridge::ErrorCode code) {
     case ErrorCode::kMissingContext:
     case ErrorCode::kReadOnly:
     case ErrorCode::kRuntimeUnavailable:
+    case ErrorCode::kStubLibrary:  // the runtime cannot be used: as kRuntimeUnavailable (see PY-61)
+    case ErrorCode::kNoDevice:
+    case ErrorCode::kRuntimeNotInitialized:
     case ErrorCode::kNoHold:
     // PY-40: an unknown dtype code is well-formed data this build cannot exchange, as an unknown
     // device is; bad bits/lanes (kInvalidDtype) stay ValueError.

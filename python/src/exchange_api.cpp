@@ -111,7 +111,8 @@ bool IsTensor(PyObject* obj) {
   return false;
 }
 
-// PY-37: *out is NULL on every failure (with a Python exception set).
+// PY-37: *out is NULL on every failure (with a Python exception set). No stream ordering
+// ("no_sync", see PY-58): the consumer orders its work after current_work_stream itself.
 int ApiFromPyObject(void* pyObject, DLManagedTensorVersioned** out) {
   if (out == nullptr) {
     PyErr_SetString(PyExc_ValueError, "dlbridge exchange API: out must not be NULL");
@@ -171,8 +172,11 @@ int ApiDLTensorFromPyObject(void* pyObject, DLTensor* out) {
   return 0;
 }
 
-int ApiCurrentWorkStream(DLDeviceType, int32_t, void** outStream) {
-  if (outStream != nullptr) *outStream = nullptr;  // dlbridge has no streams of its own
+// (see PY-60) The current stream of the device as a handle; NULL where there is none (kDLCPU
+// and every type without streams), as the header allows. Any thread, without the GIL.
+int ApiCurrentWorkStream(DLDeviceType deviceType, int32_t deviceId, void** outStream) {
+  if (outStream == nullptr) return 0;  // nothing to write; no Python exception without the GIL
+  *outStream = CurrentWorkStreamHandle(deviceType, deviceId);
   return 0;
 }
 

@@ -6,6 +6,7 @@
 namespace dlbpy {
 
 PyObject* g_str_dlpack = nullptr;
+PyObject* g_str_dlpack_device = nullptr;
 PyObject* g_str_exchange_api = nullptr;
 PyObject* g_str_stream = nullptr;
 PyObject* g_str_max_version = nullptr;
@@ -18,6 +19,9 @@ PyObject* g_kwnames_max_version = nullptr;
 PyObject* g_max_version = nullptr;
 PyObject* g_kwnames_all = nullptr;
 PyObject* g_kwnames_device_copy = nullptr;
+PyObject* g_kwnames_all_stream = nullptr;
+PyObject* g_kwnames_max_version_stream = nullptr;
+PyObject* g_kwnames_stream = nullptr;
 PyObject* g_enum_type = nullptr;
 PyTypeObject* g_descriptor_type = nullptr;
 PyTypeObject* g_tensor_type = nullptr;
@@ -36,12 +40,24 @@ PyMethodDef kModuleMethods[] = {
      "_checker_rules($module, /)\n--\n\n"
      "-> [(rule, severity, summary)]: every rule _check_capsule can report."},
     {"from_dlpack", DLB_METH(FromDlpack), METH_FASTCALL | METH_KEYWORDS,
-     "from_dlpack($module, x, /, *, device=None, copy=None)\n--\n\n"
+     "from_dlpack($module, x, /, *, device=None, copy=None, stream=None)\n--\n\n"
      "-> dlbridge.Tensor: imports any DLPack producer through its __dlpack__(max_version=(1, "
      "N), dl_device=device, copy=copy) (retried without the keywords on TypeError, the request "
      "then met here), or an unconsumed 'dltensor'/'dltensor_versioned' capsule. device: "
      "(device_type, device_id); host-accessible memory (pinned, managed) reaches (kDLCPU, 0) "
-     "without a copy. copy=True always copies, copy=False never does (BufferError)."},
+     "without a copy. copy=True always copies, copy=False never does (BufferError). stream: "
+     "passed to CUDA/ROCm producers (default: current_stream(device)), recorded as the "
+     "tensor's stream."},
+    {"current_stream", DLB_METH(PyCurrentStream), METH_O,
+     "current_stream($module, device, /)\n--\n\n"
+     "-> int | None: the stream dlbridge considers current for device (device_type, "
+     "device_id): what set_current_stream set, else CUDA 1 (legacy default), ROCm 0 (null "
+     "stream); None for devices without streams. from_dlpack passes it to CUDA/ROCm "
+     "producers; the exchange API's current_work_stream returns it."},
+    {"set_current_stream", DLB_METH(PySetCurrentStream), METH_FASTCALL,
+     "set_current_stream($module, device, stream, /)\n--\n\n"
+     "Sets the current stream of a CUDA or ROCm device (a Python stream value: CUDA 1, 2 or a "
+     "handle; ROCm 0 or a handle); None restores the default. Process-wide, any thread."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -86,7 +102,7 @@ bool AddDeviceTypes(PyObject* module) {
 // The extension is dlbridge._dlbridge; python/dlbridge/__init__.py re-exports it as dlbridge.
 PyMODINIT_FUNC PyInit__dlbridge(void) {
   using namespace dlbpy;
-  if (!Intern(&g_str_dlpack, "__dlpack__") ||
+  if (!Intern(&g_str_dlpack, "__dlpack__") || !Intern(&g_str_dlpack_device, "__dlpack_device__") ||
       !Intern(&g_str_exchange_api, "__dlpack_c_exchange_api__") ||
       !Intern(&g_str_stream, "stream") || !Intern(&g_str_max_version, "max_version") ||
       !Intern(&g_str_dl_device, "dl_device") || !Intern(&g_str_copy, "copy") ||
@@ -97,9 +113,14 @@ PyMODINIT_FUNC PyInit__dlbridge(void) {
   g_kwnames_max_version = PyTuple_Pack(1, g_str_max_version);
   g_kwnames_all = PyTuple_Pack(3, g_str_max_version, g_str_dl_device, g_str_copy);
   g_kwnames_device_copy = PyTuple_Pack(2, g_str_dl_device, g_str_copy);
+  g_kwnames_all_stream =
+      PyTuple_Pack(4, g_str_max_version, g_str_dl_device, g_str_copy, g_str_stream);
+  g_kwnames_max_version_stream = PyTuple_Pack(2, g_str_max_version, g_str_stream);
+  g_kwnames_stream = PyTuple_Pack(1, g_str_stream);
   g_max_version = Py_BuildValue("(ii)", 1, DLPACK_MINOR_VERSION);
   if (g_kwnames_max_version == nullptr || g_max_version == nullptr || g_kwnames_all == nullptr ||
-      g_kwnames_device_copy == nullptr) {
+      g_kwnames_device_copy == nullptr || g_kwnames_all_stream == nullptr ||
+      g_kwnames_max_version_stream == nullptr || g_kwnames_stream == nullptr) {
     return nullptr;
   }
   // enum.Enum, for dl_device items written as enum members (see PY-43: ToIntPair's slow path).

@@ -15,6 +15,8 @@
 //   dlpack_import.cpp     dlbridge.from_dlpack (through __dlpack__ only, with device/copy),
 //                         capsule import, the legacy-type cache (hot: one translation unit)
 //   exchange_api.cpp      the DLPack 1.3 C exchange table published on dlbridge.Tensor
+//   streams.cpp           stream values, producer streams, the ordering of exports and
+//                         imports, the current stream per device
 //   checker_bindings.cpp  _check_capsule, _checker_rules (the conformance checker)
 //
 // Threads and finalisation: every release and deleter dlbridge installs that touches Python
@@ -37,7 +39,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <string>
@@ -80,20 +84,24 @@ inline CapsuleKind KindOfCapsule(const char* name) noexcept {
 
 // Interned strings, constant objects and the two types, created once by PyInit__dlbridge
 // (module.cpp).
-extern PyObject* g_str_dlpack;           // "__dlpack__"
-extern PyObject* g_str_exchange_api;     // "__dlpack_c_exchange_api__"
-extern PyObject* g_str_stream;           // "stream"
-extern PyObject* g_str_max_version;      // "max_version"
-extern PyObject* g_str_dl_device;        // "dl_device"
-extern PyObject* g_str_copy;             // "copy"
-extern PyObject* g_str_device;           // "device"
-extern PyObject* g_str_value;            // "value"
-extern PyObject* g_str_code;             // "code"
-extern PyObject* g_kwnames_max_version;  // ("max_version",)
-extern PyObject* g_max_version;          // (1, DLPACK_MINOR_VERSION)
-extern PyObject* g_kwnames_all;          // ("max_version", "dl_device", "copy")
-extern PyObject* g_kwnames_device_copy;  // ("dl_device", "copy")
-extern PyObject* g_enum_type;            // enum.Enum
+extern PyObject* g_str_dlpack;                  // "__dlpack__"
+extern PyObject* g_str_dlpack_device;           // "__dlpack_device__"
+extern PyObject* g_str_exchange_api;            // "__dlpack_c_exchange_api__"
+extern PyObject* g_str_stream;                  // "stream"
+extern PyObject* g_str_max_version;             // "max_version"
+extern PyObject* g_str_dl_device;               // "dl_device"
+extern PyObject* g_str_copy;                    // "copy"
+extern PyObject* g_str_device;                  // "device"
+extern PyObject* g_str_value;                   // "value"
+extern PyObject* g_str_code;                    // "code"
+extern PyObject* g_kwnames_max_version;         // ("max_version",)
+extern PyObject* g_max_version;                 // (1, DLPACK_MINOR_VERSION)
+extern PyObject* g_kwnames_all;                 // ("max_version", "dl_device", "copy")
+extern PyObject* g_kwnames_device_copy;         // ("dl_device", "copy")
+extern PyObject* g_kwnames_all_stream;          // ("max_version", "dl_device", "copy", "stream")
+extern PyObject* g_kwnames_max_version_stream;  // ("max_version", "stream")
+extern PyObject* g_kwnames_stream;              // ("stream",)
+extern PyObject* g_enum_type;                   // enum.Enum
 extern PyTypeObject* g_descriptor_type;
 extern PyTypeObject* g_tensor_type;
 
@@ -283,10 +291,44 @@ dlbridge::Tensor CopyPlanToHost(const dlbridge::Tensor& source, const dlbridge::
 
 // ---- Import (dlpack_import.cpp) ----
 
-// dlbridge.from_dlpack(x, /, *, device=None, copy=None).
+// dlbridge.from_dlpack(x, /, *, device=None, copy=None, stream=None).
 PyObject* FromDlpack(PyObject* module, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 // Imports an owning versioned tensor (always consumed) into a new dlbridge.Tensor.
 PyObject* ImportManaged(DLManagedTensorVersioned* m);
+
+// ---- Streams (streams.cpp) ----
+
+// Which stream convention of the Python protocol a device type has: CUDA's (kDLCUDA,
+// kDLCUDAHost, kDLCUDAManaged), ROCm's (kDLROCM, kDLROCMHost), or none that dlbridge orders.
+enum class StreamFamily { kNone, kCuda, kRocm };
+StreamFamily StreamFamilyOf(int32_t deviceType) noexcept;
+// The protocol's meaning of stream=None: CUDA 1 (legacy default stream), ROCm 0 (null stream).
+int64_t DefaultStream(StreamFamily family) noexcept;
+// A stream argument: an int (bool refused: TypeError) within int64 (else ValueError).
+bool ToStreamValue(PyObject* value, const char* what, int64_t* out);
+// The core's CheckStreamValue for `device`: ValueError (code kInvalidArgument) on refusal.
+bool CheckStreamFor(DLDevice device, int64_t stream, const char* what);
+// Tensor(..., stream=value): the producer stream of memory `descriptor` on `device` (type 0:
+// the space's), checked; None gives an empty *out. False with a Python exception set.
+bool ParseProducerStream(PyObject* value, DLDevice device,
+                         const dlbridge::MemoryDescriptor& descriptor, std::optional<int64_t>* out);
+// __dlpack__'s ordering: the consumer's stream (`stream`, checked; `consumer` its value when not
+// None) after the tensor's producer stream, on device `source`, exported as `target`. False
+// with a Python exception set (BufferError for a driver failure, naming the call).
+bool OrderExport(const dlbridge::Tensor& t, DLDevice source, DLDevice target, PyObject* stream,
+                 int64_t consumer);
+// from_dlpack's stream for a producer whose data the consumer will use on `consumer`:
+// *pass says whether to pass one, *value which. False with a Python exception set.
+bool ImportStream(PyObject* explicitStream, DLDevice consumer, bool* pass, int64_t* value);
+// The current stream of a CUDA or ROCm device (set_current_stream's, else the default). Throws
+// only what a failed lock throws.
+int64_t CurrentStream(DLDevice device);
+// current_work_stream's answer: the current stream as a handle; NULL for devices without
+// streams (and ROCm's null stream).
+void* CurrentWorkStreamHandle(int32_t deviceType, int32_t deviceId) noexcept;
+// dlbridge.current_stream(device) and dlbridge.set_current_stream(device, stream).
+PyObject* PyCurrentStream(PyObject* module, PyObject* device);
+PyObject* PySetCurrentStream(PyObject* module, PyObject* const* args, Py_ssize_t nargs);
 
 // ---- The exchange API (exchange_api.cpp) ----
 

@@ -15,11 +15,13 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject* device = Py_None;
   PyObject* flags = nullptr;
   int allowUnowned = 0;
+  PyObject* stream = Py_None;
   static const char* keywords[] = {"descriptor", "dtype", "shape",         "strides", "byte_offset",
-                                   "device",     "flags", "allow_unowned", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO|OOOO$p:Tensor", const_cast<char**>(keywords),
-                                   g_descriptor_type, &descriptor, &dtype, &shape, &strides,
-                                   &byteOffset, &device, &flags, &allowUnowned)) {
+                                   "device",     "flags", "allow_unowned", "stream",  nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO|OOOO$pO:Tensor",
+                                   const_cast<char**>(keywords), g_descriptor_type, &descriptor,
+                                   &dtype, &shape, &strides, &byteOffset, &device, &flags,
+                                   &allowUnowned, &stream)) {
     return nullptr;
   }
   DLDataType dt{};
@@ -50,6 +52,13 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
     return nullptr;
   }
   PyDescriptor* from = AsDescriptor(descriptor);
+  // Checked before the hold moves, so a refused stream leaves the descriptor as it was.
+  std::optional<int64_t> producerStream;
+  if (!ParseProducerStream(
+          stream, DLDevice{static_cast<DLDeviceType>(deviceType), static_cast<int32_t>(deviceId)},
+          *from->d, &producerStream)) {
+    return nullptr;
+  }
   // PY-50: a view's hold moves only when no export of the viewed tensor relies on it.
   if (from->base != nullptr && !CheckNoLiveExports(AsTensor(from->base), "Tensor(descriptor)")) {
     return nullptr;
@@ -73,6 +82,7 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   t.device.device_type = static_cast<DLDeviceType>(deviceType);
   t.device.device_id = static_cast<int32_t>(deviceId);
   t.flags = static_cast<uint64_t>(flagBits);
+  t.stream = producerStream;
   // The hold moves into the tensor; the Python descriptor keeps its description only.
   dlbridge::MemoryDescriptor& source = *Mutable(descriptor);
   std::string role = source.GetRole();
@@ -232,6 +242,13 @@ int TensorSetFlags(PyObject* self, PyObject* value, void*) {
   return 0;
 }
 
+// The producer stream (see PY-57), None when nothing is pending.
+PyObject* TensorGetStream(PyObject* self, void*) {
+  const std::optional<int64_t>& stream = AsTensor(self)->t.stream;
+  if (!stream.has_value()) Py_RETURN_NONE;
+  return PyLong_FromLongLong(*stream);
+}
+
 PyObject* TensorGetReadOnly(PyObject* self, void*) {
   return PyBool_FromLong((AsTensor(self)->t.flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? 1 : 0);
 }
@@ -303,6 +320,9 @@ PyGetSetDef kTensorGetSet[] = {
      nullptr},
     {"readonly", TensorGetReadOnly, nullptr, const_cast<char*>("whether FLAG_READ_ONLY is set"),
      nullptr},
+    {"stream", TensorGetStream, nullptr,
+     const_cast<char*>("the CUDA/ROCm stream the tensor's writes may be pending on (None: none)"),
+     nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
@@ -317,8 +337,11 @@ PyType_Slot kTensorSlots[] = {
     {Py_tp_doc,
      const_cast<char*>(
          "Tensor(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
-         "flags=0, *, allow_unowned=False)\n--\n\nA described buffer and its layout. The descriptor's hold moves "
-         "into the tensor (the descriptor keeps its description). dtype: a name "
+         "flags=0, *, allow_unowned=False, stream=None)\n--\n\nA described buffer and its layout. "
+         "The "
+         "descriptor's hold moves into the tensor (the descriptor keeps its description). "
+         "stream: the CUDA/ROCm stream its writes may be pending on; exports order after it. "
+         "dtype: a name "
          "('float32'), a NumPy or torch dtype, or (code, bits[, lanes]). Strides are in "
          "elements, not bytes (None = C-contiguous); device (type, id) None = from the "
          "space. A tensor that holds nothing is exported only with allow_unowned=True.")},

@@ -77,10 +77,10 @@ class DlpackArguments(unittest.TestCase):
                 self.t.__dlpack__(stream=s)
         cuda = dlbridge.Tensor(dlbridge.MemoryDescriptor(0x10000, 16, "cuda"), "float32", (4,), device=(2, 0),
                                allow_unowned=True)
-        for s in (None, 1, 2, -1, 0x7F0000001000, 2 ** 64 - 1):
+        for s in (None, 1, 2, -1, 0x7F0000001000, 2 ** 63 - 1):
             with self.subTest(cuda=s):
                 cuda.__dlpack__(stream=s)
-        for s in (0, -2):
+        for s in (0, -2, 2 ** 63, 2 ** 64 - 1, -2 ** 63 - 1):  # beyond int64: not a stream value
             with self.subTest(cuda=s), self.assertRaises(ValueError):
                 cuda.__dlpack__(stream=s)
         rocm = dlbridge.Tensor(dlbridge.MemoryDescriptor(0x10000, 16, "hip"), "float32", (4,), device=(10, 0),

@@ -154,7 +154,7 @@ class TextSignatures(unittest.TestCase):
 
     def test_py29_named_examples(self):
         self.assertEqual(str(inspect.signature(dlbridge.from_dlpack)),
-                         "(x, /, *, device=None, copy=None)")
+                         "(x, /, *, device=None, copy=None, stream=None)")
         self.assertEqual(str(inspect.signature(dlbridge.Tensor.__dlpack__)),
                          "(self, /, *, stream=None, max_version=None, dl_device=None, copy=None)")
         self.assertEqual(str(inspect.signature(dlbridge.MemoryDescriptor.SetOwner)),
@@ -163,7 +163,7 @@ class TextSignatures(unittest.TestCase):
                          "(pointer, size_in_bytes, memory_space, role='data')")
         self.assertEqual(str(inspect.signature(dlbridge.Tensor)),
                          "(descriptor, dtype, shape, strides=None, byte_offset=0, device=None, "
-                         "flags=0, *, allow_unowned=False)")
+                         "flags=0, *, allow_unowned=False, stream=None)")
 
     def test_py29_signatures_say_what_the_functions_accept(self):
         # Positional-only parameters refuse keywords; keyword-only ones refuse positions;
