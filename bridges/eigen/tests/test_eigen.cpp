@@ -252,3 +252,11 @@ TEST_CASE("EIG-6 View refuses what an Eigen::Map cannot express, saying why") {
   t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), std::vector<int64_t>{});
   CHECK(eig::View<float>(t)(0, 0) == 1.0f);
 }
+
+TEST_CASE("HLP-6 TensorLayout takes Eigen index vectors for shape and strides") {
+  Eigen::Array<Eigen::Index, 2, 1> shape(3, 4);
+  Eigen::Matrix<int, Eigen::Dynamic, 1> strides(2);
+  strides << 1, 3;
+  const dlbridge::TensorLayout layout(dlbridge::DataTypeOf<double>(), shape, strides);
+  CHECK(layout == dlbridge::TensorLayout(dlbridge::DataTypeOf<double>(), {3, 4}, {1, 3}));
+}
