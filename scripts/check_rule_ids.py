@@ -32,6 +32,7 @@ KINDS = {"id": "rule", "rule": "rule", "case": "case", "statement": "statement"}
 # Where rules are enforced (folders and files); tests/ never counts.
 ENFORCEMENT = ["src", "include", "python/src", "python/dlbridge", "cmake", "scripts",
                "CMakeLists.txt", "python/CMakeLists.txt", "python/platlib.py", "setup.py"]
+ENFORCEMENT += ["python/include"]  # dlbridge/python.h (spec/bridges.md, "Python helpers")
 C_FILES = (".h", ".hpp", ".c", ".cc", ".cpp", ".mm", ".cu", ".map")
 C_TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|(//[^\n]*|/\*[\s\S]*?\*/)')
 HASH_TOKENS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"'
@@ -116,7 +117,8 @@ def check(root, skip):
     carried, stems = test_carriers(root)
     sites = citations(root, skip)
     py_methods = set(re.findall(r"\bdef (test_\w+)", "".join(
-        read(root, p) for p in files_under(root, "tests/python") if p.endswith(".py"))))
+        read(root, p) for d in ("tests/python", "tests/python_h")
+        for p in files_under(root, d) if p.endswith(".py"))))
     tested = {r[1] for r in rows if r[1] in carried or r[1].replace("-", "").lower() in stems}
     cases = {r[1] for r in rows if r[2] == "case"} & tested
     problems, defined = [], {}
