@@ -117,6 +117,26 @@ PyObject* ImportCapsule(PyObject*, PyObject* capsule) {
   }
 }
 
+// import_drop(obj) / view_drop(obj): an import or a no-sync view, dropped at once (the bench's
+// calls: nothing but the helper and the release).
+PyObject* ImportDrop(PyObject*, PyObject* obj) {
+  try {
+    dp::FromPyObject(obj);
+    Py_RETURN_NONE;
+  } catch (const dp::ErrorAlreadySet&) {
+    return nullptr;
+  }
+}
+
+PyObject* ViewDrop(PyObject*, PyObject* obj) {
+  try {
+    dp::FromPyObjectNoSync(obj);
+    Py_RETURN_NONE;
+  } catch (const dp::ErrorAlreadySet&) {
+    return nullptr;
+  }
+}
+
 // hold(obj) keeps an import until drop_held(), to let the test drop the producer first.
 std::vector<dlbridge::Tensor>* g_held = new std::vector<dlbridge::Tensor>();
 
@@ -320,7 +340,9 @@ PyMethodDef g_methods[] = {{"export_capsule", &ExportCapsule, METH_VARARGS, null
                            {"last_pointer", &LastPointer, METH_NOARGS, nullptr},
                            {"import_info", &ImportInfo, METH_O, nullptr},
                            {"import_capsule", &ImportCapsule, METH_O, nullptr},
-                           {"hold", &Hold, METH_O, nullptr},
+                           {"import_drop", &ImportDrop, METH_O, nullptr},
+    {"view_drop", &ViewDrop, METH_O, nullptr},
+    {"hold", &Hold, METH_O, nullptr},
                            {"drop_held", &DropHeld, METH_NOARGS, nullptr},
                            {"view_info", &ViewInfo, METH_O, nullptr},
                            {"exchange_api_of", &ExchangeApiOf, METH_O, nullptr},
