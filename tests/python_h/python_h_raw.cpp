@@ -3,6 +3,7 @@
 // reports what it got, and defines producer types with exchange-API tables of their own.
 #include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dlbridge/python.h"
@@ -152,6 +153,40 @@ PyObject* Hold(PyObject*, PyObject* obj) {
 PyObject* DropHeld(PyObject*, PyObject*) {
   g_held->clear();
   Py_RETURN_NONE;
+}
+
+// drop_held_on_thread(): drops every held import on a native thread that has no GIL.
+PyObject* DropHeldOnThread(PyObject*, PyObject*) {
+  std::vector<dlbridge::Tensor> held = std::move(*g_held);
+  g_held->clear();
+  Py_BEGIN_ALLOW_THREADS std::thread([&held] { held.clear(); }).join();
+  Py_END_ALLOW_THREADS Py_RETURN_NONE;
+}
+
+// hold_owner(obj): a Tensor over obj's buffer held by OwnerFromPyObject(obj), kept with the
+// imports; export_owned(obj): the same as a legacy capsule.
+bool OwnedTensor(PyObject* obj, dlbridge::Tensor* out) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) != 0) return false;
+  const auto size = static_cast<int64_t>(view.len);
+  out->descriptor.Set(reinterpret_cast<int64_t>(view.buf), size, "host");
+  PyBuffer_Release(&view);  // the test's objects (NumPy arrays) never move their memory
+  out->descriptor.SetOwner(dp::OwnerFromPyObject(obj));
+  out->layout = dlbridge::TensorLayout(DLDataType{kDLUInt, 8, 1}, {size});
+  return true;
+}
+
+PyObject* HoldOwner(PyObject*, PyObject* obj) {
+  dlbridge::Tensor t;
+  if (!OwnedTensor(obj, &t)) return nullptr;
+  g_held->push_back(std::move(t));
+  Py_RETURN_NONE;
+}
+
+PyObject* ExportOwned(PyObject*, PyObject* obj) {
+  dlbridge::Tensor t;
+  if (!OwnedTensor(obj, &t)) return nullptr;
+  return dp::ToCapsule(std::move(t), false);
 }
 
 // view_info(obj): FromPyObjectNoSync and what it saw.
@@ -341,9 +376,12 @@ PyMethodDef g_methods[] = {{"export_capsule", &ExportCapsule, METH_VARARGS, null
                            {"import_info", &ImportInfo, METH_O, nullptr},
                            {"import_capsule", &ImportCapsule, METH_O, nullptr},
                            {"import_drop", &ImportDrop, METH_O, nullptr},
-    {"view_drop", &ViewDrop, METH_O, nullptr},
-    {"hold", &Hold, METH_O, nullptr},
+                           {"view_drop", &ViewDrop, METH_O, nullptr},
+                           {"hold", &Hold, METH_O, nullptr},
                            {"drop_held", &DropHeld, METH_NOARGS, nullptr},
+                           {"drop_held_on_thread", &DropHeldOnThread, METH_NOARGS, nullptr},
+                           {"hold_owner", &HoldOwner, METH_O, nullptr},
+                           {"export_owned", &ExportOwned, METH_O, nullptr},
                            {"view_info", &ViewInfo, METH_O, nullptr},
                            {"exchange_api_of", &ExchangeApiOf, METH_O, nullptr},
                            {"make_named_capsule", &MakeNamedCapsule, METH_VARARGS, nullptr},

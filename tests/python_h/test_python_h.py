@@ -292,6 +292,47 @@ class TestPythonHelpers(unittest.TestCase):
         raw.import_info(Counting())
         self.assertEqual(Counting.seen[3:], [["max_version"], []])
 
+    def test_pyh5_imports_are_released_on_a_native_thread_without_the_gil(self):
+        array = np.arange(8, dtype=np.float32)
+        refs = sys.getrefcount(array)
+        counted = raw.export_capsule(2, 2, True)  # a dlbridge.Tensor over a counted C++ buffer
+        tensor = dlbridge.from_dlpack(counted)
+        del counted
+        before = raw.released()
+        raw.hold(array)
+        raw.hold(tensor)
+        if torch is not None:
+            raw.hold(torch.ones(4))
+        del tensor  # the holds are the last references now
+        self.assertEqual(sys.getrefcount(array), refs + 1)
+        raw.drop_held_on_thread()  # NumPy's and dlbridge's deleters take the GIL themselves
+        self.assertEqual(sys.getrefcount(array), refs)
+        self.assertEqual(raw.released(), before + 1)
+
+    # PYH-8: OwnerFromPyObject keeps a Python object alive; dropped under the GIL anywhere.
+    def test_pyh8_python_owner_lives_until_the_last_hold_and_drops_on_any_thread(self):
+        owner = np.arange(16, dtype=np.uint8)
+        refs = sys.getrefcount(owner)
+        capsule = raw.export_owned(owner)
+        self.assertEqual(sys.getrefcount(owner), refs + 1)
+        array = np.from_dlpack(Wrapped(capsule))
+        del capsule
+        self.assertEqual(array.ctypes.data, owner.ctypes.data)
+        self.assertEqual(sys.getrefcount(owner), refs + 1)
+        del array
+        self.assertEqual(sys.getrefcount(owner), refs)
+        raw.hold_owner(owner)
+        self.assertEqual(sys.getrefcount(owner), refs + 1)
+        raw.drop_held_on_thread()
+        self.assertEqual(sys.getrefcount(owner), refs)
+        raw.hold_owner(owner)
+        try:
+            raise KeyError("pending")
+        except KeyError:
+            raw.drop_held()  # dropped while an exception is handled: it survives
+            self.assertIsInstance(sys.exc_info()[1], KeyError)
+        self.assertEqual(sys.getrefcount(owner), refs)
+
     # PYH-6: the exchange API found on the type, walked to major version 1, cached.
     def test_pyh6_exchange_api_of_a_type(self):
         published = capsule_pointer(dlbridge.Tensor.__dlpack_c_exchange_api__,

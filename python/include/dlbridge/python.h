@@ -225,6 +225,36 @@ inline PyObject* ToCapsuleForMaxVersion(Tensor&& tensor, PyObject* maxVersion,
   return ToCapsule(std::move(tensor), versioned, options);
 }
 
+/// An owner for MemoryDescriptor::SetOwner that keeps the Python object `obj` alive: a new
+/// strong reference, dropped when the last copy of the result goes, on any thread: the drop
+/// takes the GIL (PyGILState_Ensure) itself. From interpreter finalisation on (and after it)
+/// the reference is leaked on purpose, since taking the GIL then could end the thread; a
+/// thread that drops it exactly while finalisation begins races with it, so keep such drops
+/// before exit (dlbridge's own module closes that window with an atexit guard, see PY-52).
+/// Ownership: on success the result holds one reference; on failure (std::bad_alloc, thrown)
+/// none is taken. `obj` must not be NULL.
+inline std::shared_ptr<const void> OwnerFromPyObject(PyObject* obj) {
+  Py_INCREF(obj);
+  // PYH-8: the reference is dropped under the GIL from any thread, leaked once finalising.
+  // (Should the control block's allocation fail, shared_ptr runs this deleter itself.)
+  return std::shared_ptr<const void>(obj, [](const void* held) {
+    auto* o = static_cast<PyObject*>(const_cast<void*>(held));
+#if PY_VERSION_HEX >= 0x030D0000
+    const bool finalizing = Py_IsFinalizing() != 0;
+#else
+    const bool finalizing = _Py_IsFinalizing() != 0;
+#endif
+    if (Py_IsInitialized() == 0 || finalizing) return;
+    const PyGILState_STATE state = PyGILState_Ensure();
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);  // a finaliser run here keeps a pending exception
+    Py_DECREF(o);
+    if (PyErr_Occurred() != nullptr) PyErr_Clear();
+    PyErr_Restore(type, value, traceback);
+    PyGILState_Release(state);
+  });
+}
+
 /// Imports a DLPack capsule (`"dltensor_versioned"` or `"dltensor"`) with dlbridge::FromDLPack.
 /// Ownership: the capsule is renamed `used_dltensor_versioned`/`used_dltensor` and its
 /// managed tensor handed to FromDLPack, which consumes it on success (the result's release is
