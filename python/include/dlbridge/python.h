@@ -12,7 +12,11 @@
 ///    dlbridge::Error becomes the exception class `dlbridge.from_dlpack` raises for its code,
 ///    with the core's message and a `code` attribute naming it). Catch it and return NULL to
 ///    Python (pybind11: `py::register_exception_translator(&dlbridge::python::TranslateException)`
-///    once in the module init does this for every binding).
+///    once in the module init does this for every binding; nanobind:
+///    `nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+///    dlbridge::python::TranslateException(p); })`);
+///  - one interpreter per process, with a GIL: the per-type cache (FromPyObject,
+///    FindExchangeApi) is guarded by it (not for sub-interpreters or free-threaded builds).
 /// The deleters and releases of imports are the producer's own: dlbridge takes no GIL to run
 /// them, and they may run on any thread (a producer whose deleter touches Python takes the GIL
 /// itself, as the DLPack header asks).
