@@ -270,7 +270,7 @@ inline Tensor FromCapsule(PyObject* capsule, const ImportOptions& options = {}) 
   // PYH-4: accept the two names, refuse used_ ones, rename before the consuming import.
   if (!PyCapsule_CheckExact(capsule)) {
     PyErr_Format(PyExc_TypeError,
-                 "dlbridge::python: __dlpack__ returned a '%.100s', not a DLPack capsule",
+                 "dlbridge::python::FromCapsule: a '%.100s' is not a DLPack capsule",
                  Py_TYPE(capsule)->tp_name);
     throw ErrorAlreadySet();
   }
@@ -397,6 +397,14 @@ inline Tensor FromPyObject(PyObject* producer, const ImportOptions& options = {}
                    "DLPack capsule)",
                    Py_TYPE(producer)->tp_name);
     }
+    throw ErrorAlreadySet();
+  }
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_Format(PyExc_TypeError,
+                 "dlbridge::python::FromPyObject: %.100s.__dlpack__ returned a '%.100s', not a "
+                 "DLPack capsule",
+                 Py_TYPE(producer)->tp_name, Py_TYPE(capsule)->tp_name);
+    Py_DECREF(capsule);
     throw ErrorAlreadySet();
   }
   try {
