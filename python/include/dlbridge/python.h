@@ -1,0 +1,542 @@
+/// @file
+/// Python helpers for C++ extensions (header-only; needs Python.h, not part of libdlbridge):
+/// a dlbridge export as a DLPack capsule, any DLPack producer as a dlbridge::Tensor through
+/// `__dlpack__`, and the kernel-call view ("N0" of the DLPack 1.3 header) through a producer
+/// type's `__dlpack_c_exchange_api__`. spec/bridges.md ("Python helpers", PYH-*) gives the rules.
+///
+/// Conventions, for every function here:
+///  - call with the GIL held (the thread state of the interpreter that owns the objects);
+///  - functions returning `PyObject*` return a new reference, or NULL with a Python exception
+///    set; they never throw;
+///  - functions returning a C++ value throw ErrorAlreadySet with a Python exception set (a
+///    dlbridge::Error becomes the exception class `dlbridge.from_dlpack` raises for its code,
+///    with the core's message and a `code` attribute naming it). Catch it and return NULL to
+///    Python (pybind11: `py::register_exception_translator(&dlbridge::python::TranslateException)`
+///    once in the module init does this for every binding; nanobind:
+///    `nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+///    dlbridge::python::TranslateException(p); })`);
+///  - one interpreter per process, with a GIL: the per-type cache (FromPyObject,
+///    FindExchangeApi) is guarded by it (not for sub-interpreters or free-threaded builds).
+/// The deleters and releases of imports are the producer's own: dlbridge takes no GIL to run
+/// them, and they may run on any thread (a producer whose deleter touches Python takes the GIL
+/// itself, as the DLPack header asks).
+#pragma once
+
+#include <Python.h>
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <utility>
+
+#include "dlbridge/error.h"
+#include "dlbridge/from_dlpack.h"
+#include "dlbridge/tensor.h"
+#include "dlbridge/to_dlpack.h"
+
+#if PY_VERSION_HEX < 0x03090000
+#error "dlbridge/python.h needs Python >= 3.9 (PyObject_VectorcallMethod)"
+#endif
+
+#if DLPACK_MAJOR_VERSION > 1 || DLPACK_MINOR_VERSION >= 3
+/// 1 when the DLPack header has the 1.3 exchange API (`DLPackExchangeAPI`): the no-sync view
+/// then uses a producer type's `__dlpack_c_exchange_api__`; 0: it always takes `__dlpack__`.
+#define DLBRIDGE_PYTHON_EXCHANGE_API 1
+#else
+#define DLBRIDGE_PYTHON_EXCHANGE_API 0
+#endif
+
+namespace dlbridge {
+namespace python {
+
+/// Thrown by the helpers that return C++ values when they fail: the Python error indicator
+/// holds the exception. The catcher either returns NULL to Python at once or clears it.
+class ErrorAlreadySet : public std::exception {
+ public:
+  /// The fixed text "a Python exception is set"; the exception itself is in the indicator.
+  const char* what() const noexcept override { return "a Python exception is set"; }
+};
+
+/// The Python exception class for a dlbridge error code: the classes `dlbridge.from_dlpack`
+/// raises (spec/python.md, "Errors"). Borrowed reference to a builtin exception type.
+inline PyObject* ExceptionTypeFor(ErrorCode code) noexcept {
+  switch (code) {  // PYH-1: the module's classes (see PY-40), for extensions built on the header
+    case ErrorCode::kUnsupportedVersion:
+    case ErrorCode::kUnsupportedDevice:
+    case ErrorCode::kDeviceMismatch:
+    case ErrorCode::kMissingDeviceId:
+    case ErrorCode::kMissingContext:
+    case ErrorCode::kReadOnly:
+    case ErrorCode::kRuntimeUnavailable:
+    case ErrorCode::kNoHold:
+    case ErrorCode::kUnsupportedDtype: return PyExc_BufferError;
+    case ErrorCode::kOutOfMemory: return PyExc_MemoryError;
+    default: return PyExc_ValueError;
+  }
+}
+
+/// Sets the Python exception for `error` (ExceptionTypeFor its code, its message, and a `code`
+/// attribute with ErrorCodeName). Never throws; on a failure to build the exception, whatever
+/// Python raised then is set instead.
+inline void SetPythonError(const Error& error) noexcept {
+  PyObject* type = ExceptionTypeFor(error.code());
+  PyObject* exc = PyObject_CallFunction(type, "s", error.what());
+  if (exc == nullptr) return;
+  PyObject* code = PyUnicode_FromString(ErrorCodeName(error.code()));
+  if (code == nullptr || PyObject_SetAttrString(exc, "code", code) != 0) PyErr_Clear();
+  Py_XDECREF(code);
+  PyErr_SetObject(type, exc);
+  Py_DECREF(exc);
+}
+
+/// Sets the Python exception for the exception being handled (call inside a `catch`):
+/// dlbridge::Error as SetPythonError, std::bad_alloc as MemoryError, ErrorAlreadySet keeps the
+/// indicator, anything else is a RuntimeError with its what().
+inline void SetPythonErrorFromCurrent() noexcept {
+  try {
+    throw;
+  } catch (const ErrorAlreadySet&) {
+    if (PyErr_Occurred() == nullptr) {
+      PyErr_SetString(PyExc_SystemError, "dlbridge::python: ErrorAlreadySet without an exception");
+    }
+  } catch (const Error& e) {
+    SetPythonError(e);
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "dlbridge::python: unknown C++ exception");
+  }
+}
+
+/// An exception translator for pybind11 (`py::register_exception_translator(&TranslateException)`):
+/// ErrorAlreadySet keeps the Python exception already set, dlbridge::Error becomes
+/// SetPythonError's exception; anything else is rethrown for the next translator.
+inline void TranslateException(std::exception_ptr p) {
+  try {
+    if (p) std::rethrow_exception(p);
+  } catch (const ErrorAlreadySet&) {
+    SetPythonErrorFromCurrent();
+  } catch (const Error& e) {
+    SetPythonError(e);
+  }
+}
+
+namespace detail {
+
+constexpr const char* kVersionedName = "dltensor_versioned";
+constexpr const char* kLegacyName = "dltensor";
+constexpr const char* kUsedVersionedName = "used_dltensor_versioned";
+constexpr const char* kUsedLegacyName = "used_dltensor";
+
+// Runs a deleter with the error indicator saved: it may run Python code (a producer's
+// finaliser) while an exception propagates; one it leaves behind is dropped.
+template <class Managed>
+void DeleteKeepingError(Managed* managed) noexcept {
+  if (managed == nullptr || managed->deleter == nullptr) return;
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  try {
+    managed->deleter(managed);
+  } catch (...) {  // a deleter must not throw; one that does has still run (see LT-7)
+  }
+  if (PyErr_Occurred() != nullptr) PyErr_Clear();
+  PyErr_Restore(type, value, traceback);
+}
+
+// PYH-2: a capsule's destructor deletes only an unconsumed capsule (its name still the
+// original); a consumer renamed it to used_... and owns the tensor then.
+inline void VersionedCapsuleDestructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, kVersionedName) == 0) return;
+  DeleteKeepingError(
+      static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName)));
+}
+
+inline void LegacyCapsuleDestructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, kLegacyName) == 0) return;
+  DeleteKeepingError(static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacyName)));
+}
+
+// Wraps a managed tensor: on failure its deleter runs (PYH-2) and NULL is returned.
+template <class Managed>
+PyObject* Wrap(Managed* managed, const char* name, PyCapsule_Destructor destructor) noexcept {
+  if (managed == nullptr) {
+    PyErr_SetString(PyExc_ValueError, "dlbridge::python::ToCapsule: the managed tensor is NULL");
+    return nullptr;
+  }
+  PyObject* capsule = PyCapsule_New(managed, name, destructor);
+  if (capsule == nullptr) DeleteKeepingError(managed);  // keeps the capsule's MemoryError
+  return capsule;
+}
+
+}  // namespace detail
+
+/// Wraps a versioned managed tensor in a `"dltensor_versioned"` capsule (new reference).
+/// Ownership: the capsule owns `managed` from here on, on success and failure: a consumer
+/// renames the capsule `used_dltensor_versioned` and calls the deleter itself; a capsule
+/// dropped unconsumed calls `managed->deleter` once (with the error indicator kept). If the
+/// capsule cannot be created, the deleter runs here and NULL is returned with the exception.
+inline PyObject* ToCapsule(DLManagedTensorVersioned* managed) noexcept {
+  return detail::Wrap(managed, detail::kVersionedName, &detail::VersionedCapsuleDestructor);
+}
+
+/// The same for a legacy managed tensor: a `"dltensor"` capsule (consumed: `used_dltensor`).
+inline PyObject* ToCapsule(DLManagedTensor* managed) noexcept {
+  return detail::Wrap(managed, detail::kLegacyName, &detail::LegacyCapsuleDestructor);
+}
+
+/// Exports `tensor` (ToDLPackVersioned, or ToDLPack when `versioned` is false) as a capsule
+/// (new reference). Ownership, on success: the tensor's hold is in the capsule (ToCapsule
+/// above); `tensor` holds nothing. If the export refuses the tensor, `tensor` keeps its hold
+/// and NULL is returned with the Error as a Python exception (SetPythonError). If only the
+/// capsule cannot be created, the export's deleter runs (the hold is dropped: the release runs
+/// once) and NULL is returned with the MemoryError.
+inline PyObject* ToCapsule(Tensor&& tensor, bool versioned = true,
+                           const ExportOptions& options = {}) noexcept {
+  try {
+    if (versioned) return ToCapsule(ToDLPackVersioned(std::move(tensor), options));
+    return ToCapsule(ToDLPack(std::move(tensor), options));
+  } catch (...) {
+    SetPythonErrorFromCurrent();
+    return nullptr;
+  }
+}
+
+/// What a `__dlpack__(max_version=...)` implementation returns: the capsule kind the Python
+/// protocol asks for by the consumer's `max_version`: NULL or None (a consumer that predates
+/// it) or a major version 0 → legacy `"dltensor"`; `(major, minor)` with major >= 1 →
+/// `"dltensor_versioned"`. Anything but None or a tuple of two integers is a TypeError, with
+/// `tensor` untouched. Ownership otherwise as ToCapsule(Tensor&&, ...).
+inline PyObject* ToCapsuleForMaxVersion(Tensor&& tensor, PyObject* maxVersion,
+                                        const ExportOptions& options = {}) noexcept {
+  bool versioned = false;  // PYH-3: the protocol's choice of capsule by max_version
+  if (maxVersion != nullptr && maxVersion != Py_None) {
+    if (!PyTuple_Check(maxVersion) || PyTuple_GET_SIZE(maxVersion) != 2 ||
+        PyIndex_Check(PyTuple_GET_ITEM(maxVersion, 0)) == 0 ||
+        PyIndex_Check(PyTuple_GET_ITEM(maxVersion, 1)) == 0) {
+      PyErr_Format(PyExc_TypeError,
+                   "max_version must be None or a tuple (major, minor) of two integers, not %R",
+                   maxVersion);
+      return nullptr;
+    }
+    const Py_ssize_t major = PyNumber_AsSsize_t(PyTuple_GET_ITEM(maxVersion, 0), nullptr);
+    if (major == -1 && PyErr_Occurred() != nullptr) return nullptr;
+    versioned = major >= 1;
+  }
+  return ToCapsule(std::move(tensor), versioned, options);
+}
+
+/// An owner for MemoryDescriptor::SetOwner that keeps the Python object `obj` alive: a new
+/// strong reference, dropped when the last copy of the result goes, on any thread: the drop
+/// takes the GIL (PyGILState_Ensure) itself. From interpreter finalisation on (and after it)
+/// the reference is leaked on purpose, since taking the GIL then could end the thread; a
+/// thread that drops it exactly while finalisation begins races with it, so keep such drops
+/// before exit (dlbridge's own module closes that window with an atexit guard, see PY-52).
+/// Ownership: on success the result holds one reference; on failure (std::bad_alloc, thrown)
+/// none is taken. `obj` must not be NULL.
+inline std::shared_ptr<const void> OwnerFromPyObject(PyObject* obj) {
+  Py_INCREF(obj);
+  // PYH-8: the reference is dropped under the GIL from any thread, leaked once finalising.
+  // (Should the control block's allocation fail, shared_ptr runs this deleter itself.)
+  return std::shared_ptr<const void>(obj, [](const void* held) {
+    auto* o = static_cast<PyObject*>(const_cast<void*>(held));
+#if PY_VERSION_HEX >= 0x030D0000
+    const bool finalizing = Py_IsFinalizing() != 0;
+#else
+    const bool finalizing = _Py_IsFinalizing() != 0;
+#endif
+    if (Py_IsInitialized() == 0 || finalizing) return;
+    const PyGILState_STATE state = PyGILState_Ensure();
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);  // a finaliser run here keeps a pending exception
+    Py_DECREF(o);
+    if (PyErr_Occurred() != nullptr) PyErr_Clear();
+    PyErr_Restore(type, value, traceback);
+    PyGILState_Release(state);
+  });
+}
+
+/// Imports a DLPack capsule (`"dltensor_versioned"` or `"dltensor"`) with dlbridge::FromDLPack.
+/// Ownership: the capsule is renamed `used_dltensor_versioned`/`used_dltensor` and its
+/// managed tensor handed to FromDLPack, which consumes it on success (the result's release is
+/// the producer's deleter, run once when the result's hold drops) and on failure (the deleter
+/// runs once before the error). The capsule reference stays the caller's.
+/// Throws ErrorAlreadySet: TypeError for a non-capsule or another name (nothing consumed),
+/// ValueError for a consumed (`used_...`) capsule, and FromDLPack's errors (SetPythonError).
+inline Tensor FromCapsule(PyObject* capsule, const ImportOptions& options = {}) {
+  // PYH-4: accept the two names, refuse used_ ones, rename before the consuming import.
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_Format(PyExc_TypeError,
+                 "dlbridge::python::FromCapsule: a '%.100s' is not a DLPack capsule",
+                 Py_TYPE(capsule)->tp_name);
+    throw ErrorAlreadySet();
+  }
+  const char* name = PyCapsule_GetName(capsule);
+  if (name == nullptr && PyErr_Occurred() != nullptr) throw ErrorAlreadySet();
+  const bool versioned = name != nullptr && std::strcmp(name, detail::kVersionedName) == 0;
+  if (!versioned && (name == nullptr || std::strcmp(name, detail::kLegacyName) != 0)) {
+    if (name != nullptr && (std::strcmp(name, detail::kUsedVersionedName) == 0 ||
+                            std::strcmp(name, detail::kUsedLegacyName) == 0)) {
+      PyErr_Format(PyExc_ValueError,
+                   "dlbridge::python: the DLPack capsule was already consumed (named '%s'); "
+                   "ask the producer's __dlpack__ for a new one",
+                   name);
+    } else {
+      PyErr_Format(PyExc_TypeError,
+                   "dlbridge::python: a capsule named '%s' is no DLPack tensor; expected "
+                   "'dltensor_versioned' or 'dltensor'",
+                   name == nullptr ? "(null)" : name);
+    }
+    throw ErrorAlreadySet();
+  }
+  void* pointer = PyCapsule_GetPointer(capsule, name);
+  if (pointer == nullptr) throw ErrorAlreadySet();
+  if (PyCapsule_SetName(capsule,
+                        versioned ? detail::kUsedVersionedName : detail::kUsedLegacyName) != 0) {
+    throw ErrorAlreadySet();  // not reached for a valid capsule; nothing was consumed
+  }
+  try {
+    if (versioned) return FromDLPack(static_cast<DLManagedTensorVersioned*>(pointer), options);
+    return FromDLPack(static_cast<DLManagedTensor*>(pointer), options);
+  } catch (...) {  // FromDLPack ran the deleter (see IMP-2)
+    SetPythonErrorFromCurrent();
+    throw ErrorAlreadySet();
+  }
+}
+
+namespace detail {
+
+// Interned names and the max_version request, created once per process (never freed: an
+// extension's statics live as long as the interpreter).
+inline PyObject* DunderDLPack() {
+  static PyObject* name = PyUnicode_InternFromString("__dlpack__");
+  return name;
+}
+
+inline PyObject* MaxVersionKwnames() {
+  static PyObject* names = Py_BuildValue("(s)", "max_version");
+  return names;
+}
+
+inline PyObject* MaxVersionRequest() {
+  static PyObject* request = Py_BuildValue("(ii)", 1, DLPACK_MINOR_VERSION);
+  return request;
+}
+
+// What the helpers learnt about a type, while the type is unchanged (its version tag). The
+// cache holds a strong reference to each type, so an address never names another type; it is
+// read and written with the GIL held.
+struct TypeFacts {
+  PyTypeObject* type = nullptr;
+  unsigned int tag = 0;
+  bool legacy_only = false;  // __dlpack__ answered only without arguments
+  bool api_looked_up = false;
+  const void* api = nullptr;  // the DLPackExchangeAPI, major version 1, or NULL
+};
+
+inline TypeFacts& FactsOf(PyTypeObject* type) {
+  static TypeFacts cache[16];
+  static unsigned next = 0;
+  const unsigned int tag = type->tp_version_tag;  // 0: no valid tag, learn nothing to keep
+  for (TypeFacts& f : cache) {
+    if (f.type == type) {
+      if (f.tag != tag || tag == 0) f = TypeFacts{type, tag};
+      return f;
+    }
+  }
+  TypeFacts& slot = cache[next++ % 16];
+  PyTypeObject* old = slot.type;
+  Py_INCREF(type);
+  slot = TypeFacts{type, tag};
+  Py_XDECREF(old);
+  return slot;
+}
+
+}  // namespace detail
+
+/// Imports any object that speaks DLPack: `__dlpack__(max_version=(1, DLPACK_MINOR_VERSION))`,
+/// and on TypeError (a producer older than `max_version`) `__dlpack__()`; a type that answered
+/// only the call without arguments is asked without them from then on, while it is unchanged.
+/// A DLPack capsule is imported as it is (FromCapsule). The capsule the producer returns is
+/// imported by FromCapsule: renamed `used_...`, its managed tensor consumed by FromDLPack.
+/// Ownership: the result holds the producer's tensor (its deleter runs once when the result's
+/// hold drops, on whatever thread drops it; dlbridge takes no GIL for it); on failure nothing
+/// is kept and a consumed tensor's deleter has run once.
+/// Throws ErrorAlreadySet: AttributeError for an object without `__dlpack__`, the producer's
+/// own exceptions, TypeError when it returns no DLPack capsule, and FromCapsule's errors.
+inline Tensor FromPyObject(PyObject* producer, const ImportOptions& options = {}) {
+  if (PyCapsule_CheckExact(producer)) return FromCapsule(producer, options);
+  // PYH-5: max_version first, the call without arguments on TypeError, remembered per type.
+  detail::TypeFacts& facts = detail::FactsOf(Py_TYPE(producer));
+  PyObject* capsule = nullptr;
+  if (!facts.legacy_only) {
+    // No PY_VECTORCALL_ARGUMENTS_OFFSET: args[-1] is not ours to lend.
+    PyObject* args[] = {producer, detail::MaxVersionRequest()};
+    capsule =
+        PyObject_VectorcallMethod(detail::DunderDLPack(), args, 1, detail::MaxVersionKwnames());
+    if (capsule == nullptr && PyErr_ExceptionMatches(PyExc_TypeError) != 0) {
+      PyErr_Clear();
+      PyObject* self[] = {producer};
+      capsule = PyObject_VectorcallMethod(detail::DunderDLPack(), self, 1, nullptr);
+      if (capsule != nullptr) detail::FactsOf(Py_TYPE(producer)).legacy_only = true;
+    }
+  } else {
+    PyObject* self[] = {producer};
+    capsule = PyObject_VectorcallMethod(detail::DunderDLPack(), self, 1, nullptr);
+  }
+  if (capsule == nullptr) {
+    if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0 &&
+        PyObject_HasAttr(producer, detail::DunderDLPack()) == 0) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_AttributeError,
+                   "dlbridge::python::FromPyObject: a '%.100s' is no DLPack producer: it has no "
+                   "__dlpack__ method (pass an array that implements the DLPack protocol, or a "
+                   "DLPack capsule)",
+                   Py_TYPE(producer)->tp_name);
+    }
+    throw ErrorAlreadySet();
+  }
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_Format(PyExc_TypeError,
+                 "dlbridge::python::FromPyObject: %.100s.__dlpack__ returned a '%.100s', not a "
+                 "DLPack capsule",
+                 Py_TYPE(producer)->tp_name, Py_TYPE(capsule)->tp_name);
+    Py_DECREF(capsule);
+    throw ErrorAlreadySet();
+  }
+  try {
+    Tensor result = FromCapsule(capsule, options);
+    Py_DECREF(capsule);
+    return result;
+  } catch (...) {
+    Py_DECREF(capsule);  // unconsumed (a wrong kind): its own destructor frees it
+    throw;
+  }
+}
+
+/// Which way FromPyObjectNoSync reached the producer's tensor.
+enum class ViewPath {
+  kExchangeApi,  ///< The type's `__dlpack_c_exchange_api__` (`dltensor_from_py_object_no_sync`).
+  kDLPack,       ///< The producer's `__dlpack__` (FromPyObject): the view owns an import.
+};
+
+/// A producer's tensor for the duration of a kernel call (FromPyObjectNoSync). Move-only.
+struct View {
+  /// The tensor, validated by FromDLPack's rules. On the kExchangeApi path its descriptor
+  /// holds nothing: the memory is the producer object's, valid while that object is alive
+  /// and unchanged (the DLPack header: until control returns to it). On the kDLPack path it
+  /// holds the producer's managed tensor, whose deleter runs once when the View goes.
+  Tensor tensor;
+  /// Which way the tensor was reached.
+  ViewPath path = ViewPath::kDLPack;
+  /// The producer's current work stream for the tensor's device (`current_work_stream`), to
+  /// launch kernels on without synchronising; NULL when none (CPU) or not asked.
+  void* stream = nullptr;
+  /// Whether `stream` is the producer's answer (exchange path with a stream query).
+  bool stream_known = false;
+};
+
+/// How FromPyObjectNoSync imports.
+struct ViewOptions {
+  /// The rules the tensor is validated with (both paths).
+  ImportOptions import;
+  /// Ask the producer's `current_work_stream` for the tensor's device (exchange path only).
+  bool query_stream = true;
+};
+
+/// The exchange API a type publishes as `__dlpack_c_exchange_api__` (a `"dlpack_exchange_api"`
+/// capsule), walked along `prev_api` to a major version 1 table; NULL when there is none or it
+/// is malformed (no Python error is left set). Cached per type while the type is unchanged
+/// (the 1.3 header: a type's table lives as long as the process). Always NULL when built
+/// against a DLPack header older than 1.3.
+inline const void* FindExchangeApi(PyTypeObject* type) noexcept {
+#if DLBRIDGE_PYTHON_EXCHANGE_API
+  detail::TypeFacts& facts = detail::FactsOf(type);
+  if (facts.api_looked_up) return facts.api;
+  // PYH-6: the table on the type, major version 1 along prev_api, cached per type version.
+  const DLPackExchangeAPI* api = nullptr;
+  PyObject* capsule =
+      PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), "__dlpack_c_exchange_api__");
+  if (capsule == nullptr) {
+    PyErr_Clear();
+  } else {
+    if (PyCapsule_IsValid(capsule, "dlpack_exchange_api") != 0) {
+      auto* header = static_cast<const DLPackExchangeAPIHeader*>(
+          PyCapsule_GetPointer(capsule, "dlpack_exchange_api"));
+      while (header != nullptr && header->version.major != 1) header = header->prev_api;
+      api = reinterpret_cast<const DLPackExchangeAPI*>(header);
+    }
+    Py_DECREF(capsule);
+  }
+  detail::TypeFacts& again = detail::FactsOf(type);  // the lookup may have changed the cache
+  again.api_looked_up = true;
+  again.api = api;
+  return api;
+#else
+  (void)type;
+  return nullptr;
+#endif
+}
+
+/// The kernel-call path ("N0" of the DLPack 1.3 header): a view of `obj`'s tensor without a
+/// synchronisation or an owning export, for the length of a call. When `type(obj)` publishes
+/// an exchange API with `dltensor_from_py_object_no_sync`, the view is that function's
+/// non-owning DLTensor, validated by FromDLPack's rules (a copy of shape and strides; the
+/// descriptor holds nothing), with the producer's `current_work_stream` for its device when
+/// asked. Otherwise the view is FromPyObject(obj) and owns that import.
+/// Ownership: nothing of `obj` is consumed on the exchange path: keep `obj` alive and
+/// unchanged while the view is used (an argument of the calling function is). On the
+/// `__dlpack__` path as FromPyObject.
+/// Throws ErrorAlreadySet: the producer's errors (no fallback once its table refused), a
+/// tensor the rules refuse (SetPythonError; nothing to release), FromPyObject's errors.
+inline View FromPyObjectNoSync(PyObject* obj, const ViewOptions& options = {}) {
+  View view;
+#if DLBRIDGE_PYTHON_EXCHANGE_API
+  const auto* api = static_cast<const DLPackExchangeAPI*>(FindExchangeApi(Py_TYPE(obj)));
+  if (api != nullptr && api->dltensor_from_py_object_no_sync != nullptr) {
+    // PYH-7: the producer's non-owning DLTensor, checked by the import rules with no deleter
+    // (so nothing is consumed or held), then its stream for the device.
+    DLManagedTensorVersioned wrapper{};
+    wrapper.version = api->header.version;
+    if (api->dltensor_from_py_object_no_sync(obj, &wrapper.dl_tensor) != 0) {
+      if (PyErr_Occurred() == nullptr) {
+        PyErr_SetString(PyExc_SystemError,
+                        "dlbridge::python: dltensor_from_py_object_no_sync failed without "
+                        "setting an exception");
+      }
+      throw ErrorAlreadySet();
+    }
+    try {
+      view.tensor = FromDLPack(&wrapper, options.import);
+    } catch (...) {
+      SetPythonErrorFromCurrent();
+      throw ErrorAlreadySet();
+    }
+    view.path = ViewPath::kExchangeApi;
+    if (options.query_stream && api->current_work_stream != nullptr) {
+      void* stream = nullptr;
+      if (api->current_work_stream(wrapper.dl_tensor.device.device_type,
+                                   wrapper.dl_tensor.device.device_id, &stream) != 0) {
+        if (PyErr_Occurred() == nullptr) {
+          PyErr_SetString(PyExc_SystemError,
+                          "dlbridge::python: current_work_stream failed without setting an "
+                          "exception");
+        }
+        throw ErrorAlreadySet();
+      }
+      view.stream = stream;
+      view.stream_known = true;
+    }
+    return view;
+  }
+#endif
+  view.tensor = FromPyObject(obj, options.import);
+  view.path = ViewPath::kDLPack;
+  return view;
+}
+
+}  // namespace python
+}  // namespace dlbridge
