@@ -65,9 +65,9 @@ at::Tensor ImportLegacy(void* managed, bool asBool, AtenImporter importer) {
   relay->exported = exported;
   relay->handed.dl_tensor = exported->dl_tensor;
   if (asBool) relay->handed.dl_tensor.dtype = {kDLUInt, 8, 1};  // 0.6 has no kDLBool
-  // libtorch 1.13 never calls the deleter of a storage whose data is NULL (its deleter sits in
-  // a std::unique_ptr), as dlbridge exports zero-size tensors: any live address will do, as
-  // libtorch reads no element of them.
+  // TOR-8: libtorch 1.13 never calls the deleter of a storage whose data is NULL (its deleter
+  // sits in a std::unique_ptr), and dlbridge exports zero-size tensors so: any live address
+  // will do, as libtorch reads no element of them.
   if (relay->handed.dl_tensor.data == nullptr) relay->handed.dl_tensor.data = relay;
   relay->handed.manager_ctx = relay;
   relay->handed.deleter = &RelayDeleter;
@@ -89,8 +89,8 @@ at::Tensor ImportLegacy(void* managed, bool asBool, AtenImporter importer) {
     failure = "an exception that is not a std::exception";
   }
   Abandon(relay);
-  throw Error(code, "ToAten: libtorch failed to take the tensor (its hold has been released): " +
-                        failure);
+  throw Error(
+      code, "ToAten: libtorch failed to take the tensor (its hold has been released): " + failure);
 }
 
 }  // namespace detail

@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 
+#include <complex>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -12,11 +13,11 @@
 #include <sstream>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "aten_dlpack_internal.h"
 #include "dlbridge/dtype.h"
 #include "dlbridge/error.h"
+#include "dlbridge/owner.h"
 #include "dlbridge/to_dlpack.h"
 
 namespace dlbridge {
@@ -34,18 +35,18 @@ struct DtypeRow {
   DLDataType dtype;
 };
 constexpr DtypeRow kDtypes[] = {
-    {at::kBool, {kDLBool, 8, 1}},
-    {at::kByte, {kDLUInt, 8, 1}},
-    {at::kChar, {kDLInt, 8, 1}},
-    {at::kShort, {kDLInt, 16, 1}},
-    {at::kInt, {kDLInt, 32, 1}},
-    {at::kLong, {kDLInt, 64, 1}},
+    {at::kBool, DataTypeOf<bool>()},
+    {at::kByte, DataTypeOf<uint8_t>()},
+    {at::kChar, DataTypeOf<int8_t>()},
+    {at::kShort, DataTypeOf<int16_t>()},
+    {at::kInt, DataTypeOf<int32_t>()},
+    {at::kLong, DataTypeOf<int64_t>()},
     {at::kHalf, {kDLFloat, 16, 1}},
-    {at::kFloat, {kDLFloat, 32, 1}},
-    {at::kDouble, {kDLFloat, 64, 1}},
+    {at::kFloat, DataTypeOf<float>()},
+    {at::kDouble, DataTypeOf<double>()},
     {at::kBFloat16, {kDLBfloat, 16, 1}},
-    {at::kComplexFloat, {kDLComplex, 64, 1}},
-    {at::kComplexDouble, {kDLComplex, 128, 1}},
+    {at::kComplexFloat, DataTypeOf<std::complex<float>>()},
+    {at::kComplexDouble, DataTypeOf<std::complex<double>>()},
 };
 
 std::string AcceptedDtypes() {
@@ -68,10 +69,7 @@ DLDataType DtypeOfScalar(at::ScalarType scalar) {
 
 bool IsLibtorchDtype(DLDataType dtype) {
   for (const DtypeRow& row : kDtypes) {
-    if (row.dtype.code == dtype.code && row.dtype.bits == dtype.bits &&
-        row.dtype.lanes == dtype.lanes) {
-      return true;
-    }
+    if (SameDataType(row.dtype, dtype)) return true;
   }
   return false;
 }
@@ -100,7 +98,8 @@ void CheckShareable(const at::Tensor& tensor) {
   }
   if (tensor.is_conj() || tensor.is_neg()) {
     Fail(ErrorCode::kInvalidArgument,
-         std::string("FromAten: the tensor has its ") + (tensor.is_conj() ? "conjugate" : "negative") +
+         std::string("FromAten: the tensor has its ") +
+             (tensor.is_conj() ? "conjugate" : "negative") +
              " bit set, so its memory does not hold its values; call resolve_conj() and "
              "resolve_neg() first");
   }
@@ -148,22 +147,23 @@ dlbridge::Tensor FromAten(const at::Tensor& tensor) {
     const DLDataType dtype = DtypeOfScalar(tensor.scalar_type());
     const at::Storage& storage = tensor.storage();
     dlbridge::Tensor result;
-    result.descriptor.Set(reinterpret_cast<intptr_t>(storage.data_ptr().get()),
-                          static_cast<int64_t>(storage.nbytes()), "host");
+    result.descriptor.Set(storage.data_ptr().get(), static_cast<int64_t>(storage.nbytes()));
     const auto byteOffset =
         static_cast<uint64_t>(tensor.storage_offset()) * static_cast<uint64_t>(tensor.itemsize());
-    result.layout = TensorLayout(dtype, tensor.sizes().vec(), tensor.strides().vec(), byteOffset);
-    result.descriptor.SetOwner(std::make_shared<const at::Tensor>(tensor));
+    result.layout = TensorLayout(dtype, tensor.sizes(), tensor.strides(), byteOffset);
+    // The copy is the hold, rather than at::toDLPack's deleter: it keeps the storage offset
+    // (toDLPack folds it into data), bool (toDLPack refuses it) and needs no DLPack 0.6 type.
+    result.descriptor.SetOwner(MakeOwner(at::Tensor(tensor)));
     return result;
   } catch (const c10::Error& e) {
-    Fail(ErrorCode::kInvalidArgument, std::string("FromAten: libtorch failed: ") +
-                                          e.what_without_backtrace());
+    Fail(ErrorCode::kInvalidArgument,
+         std::string("FromAten: libtorch failed: ") + e.what_without_backtrace());
   } catch (const std::bad_alloc&) {
     Fail(ErrorCode::kOutOfMemory, "FromAten: out of memory describing the tensor");
   }
 }
 
-// TOR-4: dlbridge's legacy export, handed to at::fromDLPack through the relay (TOR-6).
+// TOR-4: dlbridge's legacy export, handed to at::fromDLPack through the relay (see TOR-6).
 at::Tensor ToAten(dlbridge::Tensor&& tensor) {
   CheckHandable(tensor);
   const bool asBool = tensor.layout.Dtype().code == kDLBool;

@@ -13,6 +13,7 @@
 
 #include "dlbridge/tensor.h"
 
+// TOR-7: at::Tensor forward-declared, so that this header drags in no libtorch header at all.
 namespace at {
 class Tensor;
 }  // namespace at
