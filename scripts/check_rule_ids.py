@@ -29,9 +29,10 @@ NOT_TESTED = re.compile(r"\(not tested: [^)]+\)")
 PY_METHOD = re.compile(r"\btest_[a-z]+[0-9]+_\w*")  # test_py12_..., maybe cut short by "…"
 FILE_CITED = re.compile(r"`([^`\s]*/[^`\s]*)`")
 KINDS = {"id": "rule", "rule": "rule", "case": "case", "statement": "statement"}
-# Where rules are enforced (folders and files); tests/ never counts.
-ENFORCEMENT = ["src", "include", "python/src", "python/dlbridge", "cmake", "scripts",
-               "CMakeLists.txt", "python/CMakeLists.txt", "python/platlib.py", "setup.py"]
+# Where rules are enforced (folders and files); tests/ and a bridge's tests/ never count.
+ENFORCEMENT = ["src", "include", "python/src", "python/dlbridge", "python/include", "cmake",
+               "scripts", "bridges", "CMakeLists.txt", "python/CMakeLists.txt",
+               "python/platlib.py", "setup.py"]
 C_FILES = (".h", ".hpp", ".c", ".cc", ".cpp", ".mm", ".cu", ".map")
 C_TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|(//[^\n]*|/\*[\s\S]*?\*/)')
 HASH_TOKENS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"'
@@ -54,6 +55,19 @@ def files_under(root, top):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
         for name in sorted(names):
             yield os.path.relpath(os.path.join(base, name), root)
+
+
+def test_files(root):
+    """The test files: tests/, and each bridge's tests/ (bridges/<name>/tests/)."""
+    yield from files_under(root, "tests")
+    for path in files_under(root, "bridges"):
+        if is_bridge_test(path):
+            yield path
+
+
+def is_bridge_test(path):
+    parts = path.split(os.sep)
+    return len(parts) > 3 and parts[0] == "bridges" and parts[2] == "tests"
 
 
 def spec_lines(root):
@@ -84,7 +98,7 @@ def spec_rows(root):
 def test_carriers(root):
     """The IDs tests carry, and the stems of Python test names (py3 for test_py3_...)."""
     ids, stems = set(), set(PY_TEST.findall(read(root, "python/CMakeLists.txt")))
-    for path in files_under(root, "tests"):
+    for path in test_files(root):
         text = read(root, path)
         if path.endswith((".cpp", ".c", ".h")):
             names = DOCTEST_NAME.findall(text) + TABLE_ROW.findall(text)
@@ -101,7 +115,7 @@ def citations(root, skip):
     sites = {}
     for top in ENFORCEMENT:
         for path in files_under(root, top):
-            if path == skip:
+            if path == skip or is_bridge_test(path):
                 continue
             text = read(root, path)
             for m in (C_TOKENS if path.endswith(C_FILES) else HASH_TOKENS).finditer(text):
@@ -116,7 +130,8 @@ def check(root, skip):
     carried, stems = test_carriers(root)
     sites = citations(root, skip)
     py_methods = set(re.findall(r"\bdef (test_\w+)", "".join(
-        read(root, p) for p in files_under(root, "tests/python") if p.endswith(".py"))))
+        read(root, p) for p in test_files(root)
+        if p.endswith(".py") and (p.startswith("tests/python") or is_bridge_test(p)))))
     tested = {r[1] for r in rows if r[1] in carried or r[1].replace("-", "").lower() in stems}
     cases = {r[1] for r in rows if r[2] == "case"} & tested
     problems, defined = [], {}

@@ -34,6 +34,27 @@ TensorLayout::TensorLayout(DLDataType dtype, std::vector<int64_t> shape,
          strides.empty() ? nullptr : strides.data());
 }
 
+void TensorLayout::CheckRangeSizes(size_t ndim, size_t nstrides) {
+  if (nstrides != 0 && nstrides != ndim) {
+    detail::Fail(ErrorCode::kInvalidStrides,
+                 "TensorLayout: strides has " + std::to_string(nstrides) +
+                     " entries but shape has " + std::to_string(ndim) +
+                     "; give one stride per dimension, or none for C-contiguous");
+  }
+  if (ndim > static_cast<size_t>(kMaxDims)) {
+    detail::Fail(ErrorCode::kInvalidShape, "TensorLayout: ndim is " + std::to_string(ndim) +
+                                               "; accepted: 0.." + std::to_string(kMaxDims));
+  }
+}
+
+// HLP-9: an unsigned value past INT64_MAX is refused, never wrapped to a negative one.
+void TensorLayout::FailIndexOverflow(const char* field, size_t index, uint64_t value) {
+  detail::Fail(ErrorCode::kOverflow, std::string("TensorLayout: ") + field + "[" +
+                                         std::to_string(index) + "] is " + std::to_string(value) +
+                                         ", past INT64_MAX; DLPack's " + field +
+                                         " values are int64");
+}
+
 TensorLayout TensorLayout::FromArrays(DLDataType dtype, int32_t ndim, const int64_t* shape,
                                       const int64_t* strides, uint64_t byteOffset) {
   if (ndim < 0 || ndim > kMaxDims) {

@@ -5,7 +5,8 @@
 /// @namespace dlbridge
 /// Everything dlbridge's C++ API declares: descriptors (MemoryDescriptor), layouts
 /// (TensorLayout), export (ToDLPackVersioned, ToDLPack), import (FromDLPack), the conformance
-/// checker (CheckDLPack), the device table, GPU runtime queries and the ledger.
+/// checker (CheckDLPack), the device table, GPU runtime queries, the ledger and the helpers
+/// (DataTypeOf, SameDataType, Tensor::Data, MakeOwner).
 
 #include "dlbridge/callbacks.h"
 #include "dlbridge/checker.h"
@@ -20,6 +21,7 @@
 #include "dlbridge/memory_descriptor.h"
 #include "dlbridge/memory_space.h"
 #include "dlbridge/metal_resolver.h"
+#include "dlbridge/owner.h"
 #include "dlbridge/runtime.h"
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"

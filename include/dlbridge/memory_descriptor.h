@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "dlbridge/export.h"
 #include "dlbridge/memory_space.h"
@@ -52,8 +53,23 @@ class DLBRIDGE_API MemoryDescriptor {
   void Set(int64_t pointer, int64_t sizeInBytes, const char* memorySpace,
            const char* role = "data");
 
+  /// Set() from a pointer to any object type (float*, const void*, ...): no cast at the call.
+  /// A template so that a literal 0 still picks the int64 overload. Same checks and defaults
+  /// otherwise, except that the space defaults to "host".
+  // HLP-5: the pointer overloads store the address the int64 ones would.
+  template <class T, class = std::enable_if_t<!std::is_function_v<T>>>
+  void Set(T* pointer, int64_t sizeInBytes, const char* memorySpace = "host",
+           const char* role = "data") {
+    Set(AddressOf(pointer), sizeInBytes, memorySpace, role);
+  }
+
   /// The buffer's address as a 64-bit integer. A null pointer needs size 0.
   void SetPointer(int64_t pointer);
+  /// SetPointer() from a pointer to any object type; see the pointer overload of Set().
+  template <class T, class = std::enable_if_t<!std::is_function_v<T>>>
+  void SetPointer(T* pointer) {
+    SetPointer(AddressOf(pointer));
+  }
   /// The buffer's address as a 64-bit integer (0: none).
   int64_t GetPointer() const noexcept { return pointer_; }
 
@@ -115,6 +131,9 @@ class DLBRIDGE_API MemoryDescriptor {
  private:
   friend struct detail::DescriptorAccess;
   enum class HoldKind : unsigned char { kNone, kOwner, kRelease };
+  static int64_t AddressOf(const volatile void* pointer) noexcept {
+    return static_cast<int64_t>(reinterpret_cast<intptr_t>(pointer));
+  }
   void DropHold() noexcept;
   void BecomeEmpty() noexcept;  // the state of a new descriptor, for a moved-from one
 

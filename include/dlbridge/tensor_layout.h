@@ -4,6 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dlbridge/dlpack_header.h"
@@ -12,6 +16,30 @@
 namespace dlbridge {
 namespace detail {
 struct LayoutAccess;  // lets import fill a layout it has already validated, in place
+}  // namespace detail
+
+namespace detail {
+// The element type of a contiguous range (what std::data gives a pointer to), or void.
+template <class R, class = void>
+struct RangeElement {
+  using type = void;
+};
+template <class R>
+struct RangeElement<R, std::void_t<decltype(std::data(std::declval<const R&>())),
+                                   decltype(std::size(std::declval<const R&>()))>> {
+  using type =
+      std::remove_cv_t<std::remove_pointer_t<decltype(std::data(std::declval<const R&>()))>>;
+};
+// An index is an integer of at most 64 bits, not bool and not a character type.
+template <class I>
+inline constexpr bool kIsIndexType = std::is_integral_v<I> && sizeof(I) <= 8 &&
+                                     !std::is_same_v<I, bool> && !std::is_same_v<I, char> &&
+                                     !std::is_same_v<I, wchar_t> && !std::is_same_v<I, char16_t> &&
+                                     !std::is_same_v<I, char32_t>;
+// A contiguous range of indices: std::vector<size_t>, std::array<int, N>, int[N], an
+// initializer list, an Eigen index vector...
+template <class R>
+inline constexpr bool kIsIndexRange = kIsIndexType<typename RangeElement<R>::type>;
 }  // namespace detail
 
 /// A read-only view of ndim int64 values (shape or strides).
@@ -45,6 +73,20 @@ class DLBRIDGE_API TensorLayout {
   /// strides overflow.
   TensorLayout(DLDataType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {},
                uint64_t byteOffset = 0);
+  /// The same from any contiguous ranges of any integer type of up to 64 bits (a
+  /// std::vector<size_t>, a std::array<int, N>, a C array, an Eigen index vector), converted
+  /// to int64 without narrowing: a value past INT64_MAX (an unsigned one) throws
+  /// Error(kOverflow) naming the field and its index; then the checks of the constructor above.
+  /// An empty `strides` (the default) means C-contiguous. A braced list for `strides` is read
+  /// as int64 values.
+  // HLP-6: any integer range, each value checked on its way to int64.
+  template <class ShapeRange, class StridesRange = std::initializer_list<int64_t>,
+            class = std::enable_if_t<detail::kIsIndexRange<ShapeRange> &&
+                                     detail::kIsIndexRange<StridesRange>>>
+  TensorLayout(DLDataType dtype, const ShapeRange& shape, const StridesRange& strides = {},
+               uint64_t byteOffset = 0)
+      : TensorLayout(FromRanges(dtype, shape, strides, byteOffset)) {}
+
   /// The same from plain arrays; `strides` null means C-contiguous.
   static TensorLayout FromArrays(DLDataType dtype, int32_t ndim, const int64_t* shape,
                                  const int64_t* strides, uint64_t byteOffset = 0);
@@ -88,6 +130,30 @@ class DLBRIDGE_API TensorLayout {
 
  private:
   friend struct detail::LayoutAccess;
+  template <class ShapeRange, class StridesRange>
+  static TensorLayout FromRanges(DLDataType dtype, const ShapeRange& shape,
+                                 const StridesRange& strides, uint64_t byteOffset) {
+    const auto ndim = static_cast<size_t>(std::size(shape));
+    const auto nstrides = static_cast<size_t>(std::size(strides));
+    CheckRangeSizes(ndim, nstrides);  // so that ndim <= kMaxDims below
+    int64_t values[2 * kMaxDims];
+    ToIndices(std::data(shape), ndim, "shape", values);
+    ToIndices(std::data(strides), nstrides, "strides", values + ndim);
+    return FromArrays(dtype, static_cast<int32_t>(ndim), values,
+                      nstrides == 0 ? nullptr : values + ndim, byteOffset);
+  }
+  template <class I>
+  static void ToIndices(const I* in, size_t count, const char* field, int64_t* out) {
+    for (size_t i = 0; i < count; ++i) {
+      if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(int64_t)) {
+        if (in[i] > static_cast<I>(INT64_MAX)) FailIndexOverflow(field, i, in[i]);
+      }
+      out[i] = static_cast<int64_t>(in[i]);
+    }
+  }
+  // The vector constructor's length checks (strides per dimension, ndim <= kMaxDims).
+  static void CheckRangeSizes(size_t ndim, size_t nstrides);
+  [[noreturn]] static void FailIndexOverflow(const char* field, size_t index, uint64_t value);
   // Checks (extents >= 0, contiguous strides fit int64), then Fill: LAY-4, LAY-5.
   void Assign(int32_t ndim, const int64_t* shape, const int64_t* strides);
   // Writes without checking; the importer calls it after the rules passed (one pass).
