@@ -19,7 +19,6 @@
 #include <mutex>
 #include <new>
 #include <string>
-#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
@@ -27,20 +26,13 @@
 #include "dlbridge/error.h"
 #include "dlbridge/export_plan.h"
 #include "dlbridge/memory_descriptor.h"
+#include "dlbridge/owner.h"
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
 
 namespace dlbridge {
 namespace vtk {
 namespace {
-
-DLDataType Int(int bits) { return {kDLInt, static_cast<uint8_t>(bits), 1}; }
-DLDataType UInt(int bits) { return {kDLUInt, static_cast<uint8_t>(bits), 1}; }
-
-template <class T>
-constexpr int BitsOf() {
-  return static_cast<int>(8 * sizeof(T));
-}
 
 // A dtype for a message, also one DtypeName refuses.
 std::string Describe(DLDataType dtype) {
@@ -95,34 +87,25 @@ void FreeAdopted(void* data) {
   // release (see LT-7).
 }
 
-// Keeps a VTK object referenced until the descriptor's owner hold drops.
-std::shared_ptr<const void> HoldArray(vtkDataArray* array) {
-  // VTK-3: the descriptor holds the array, and the last holder's drop unregisters it.
-  vtkSmartPointer<vtkDataArray> reference(array);
-  return std::shared_ptr<const void>(array, [reference](const void*) mutable {
-    reference = nullptr;
-  });
-}
-
 }  // namespace
 
 DLDataType DataTypeOfVtkType(int vtkDataType) {
   // VTK-1: VTK's numeric types and their DLPack dtypes, per platform width.
   switch (vtkDataType) {
-    case VTK_CHAR: return std::is_signed<char>::value ? Int(8) : UInt(8);
-    case VTK_SIGNED_CHAR: return Int(8);
-    case VTK_UNSIGNED_CHAR: return UInt(8);
-    case VTK_SHORT: return Int(BitsOf<short>());
-    case VTK_UNSIGNED_SHORT: return UInt(BitsOf<unsigned short>());
-    case VTK_INT: return Int(BitsOf<int>());
-    case VTK_UNSIGNED_INT: return UInt(BitsOf<unsigned int>());
-    case VTK_LONG: return Int(BitsOf<long>());
-    case VTK_UNSIGNED_LONG: return UInt(BitsOf<unsigned long>());
-    case VTK_LONG_LONG: return Int(BitsOf<long long>());
-    case VTK_UNSIGNED_LONG_LONG: return UInt(BitsOf<unsigned long long>());
-    case VTK_ID_TYPE: return Int(BitsOf<vtkIdType>());
-    case VTK_FLOAT: return {kDLFloat, 32, 1};
-    case VTK_DOUBLE: return {kDLFloat, 64, 1};
+    case VTK_CHAR: return DataTypeOf<char>();  // int8 or uint8 as char is signed or not
+    case VTK_SIGNED_CHAR: return DataTypeOf<signed char>();
+    case VTK_UNSIGNED_CHAR: return DataTypeOf<unsigned char>();
+    case VTK_SHORT: return DataTypeOf<short>();
+    case VTK_UNSIGNED_SHORT: return DataTypeOf<unsigned short>();
+    case VTK_INT: return DataTypeOf<int>();
+    case VTK_UNSIGNED_INT: return DataTypeOf<unsigned int>();
+    case VTK_LONG: return DataTypeOf<long>();
+    case VTK_UNSIGNED_LONG: return DataTypeOf<unsigned long>();
+    case VTK_LONG_LONG: return DataTypeOf<long long>();
+    case VTK_UNSIGNED_LONG_LONG: return DataTypeOf<unsigned long long>();
+    case VTK_ID_TYPE: return DataTypeOf<vtkIdType>();
+    case VTK_FLOAT: return DataTypeOf<float>();
+    case VTK_DOUBLE: return DataTypeOf<double>();
     case VTK_BIT:
       throw Error(ErrorCode::kUnsupportedDtype,
                   "vtk: VTK_BIT (vtkBitArray) packs 8 values per byte and DLPack has no "
@@ -174,8 +157,8 @@ Tensor Export(vtkAbstractArray* array) {
   vtkDataArray* data = vtkDataArray::SafeDownCast(array);
   if (data == nullptr) {
     throw Error(ErrorCode::kUnsupportedDtype,
-                std::string("vtk::Export: array is a ") + array->GetClassName() +
-                    " of " + VtkTypeName(array->GetDataType()) +
+                std::string("vtk::Export: array is a ") + array->GetClassName() + " of " +
+                    VtkTypeName(array->GetDataType()) +
                     ", not a numeric vtkDataArray; DLPack carries numbers only");
   }
   const DLDataType dtype = DataTypeOfVtkType(data->GetDataType());  // VTK_BIT refused here
@@ -197,9 +180,9 @@ Tensor Export(vtkAbstractArray* array) {
   Tensor tensor;
   tensor.layout = TensorLayout(dtype, {tuples, components});
   void* pointer = values > 0 ? data->GetVoidPointer(0) : nullptr;
-  tensor.descriptor.Set(static_cast<int64_t>(reinterpret_cast<intptr_t>(pointer)),
-                        pointer != nullptr ? values * elementBytes : 0, "host");
-  tensor.descriptor.SetOwner(HoldArray(data));
+  tensor.descriptor.Set(pointer, pointer != nullptr ? values * elementBytes : 0, "host");
+  // VTK-3: the descriptor holds the array; the last holder's drop unregisters it.
+  tensor.descriptor.SetOwner(MakeOwner(vtkSmartPointer<vtkDataArray>(data)));
   return tensor;
 }
 
@@ -211,8 +194,7 @@ vtkSmartPointer<vtkDataArray> Adopt(Tensor&& tensor, const AdoptOptions& options
       (deviceType != 0 && deviceType != kDLCPU)) {
     throw Error(ErrorCode::kUnsupportedDevice,
                 std::string("vtk::Adopt: the tensor is in memory space \"") +
-                    descriptor.GetMemorySpace() + "\" (device type " +
-                    std::to_string(deviceType) +
+                    descriptor.GetMemorySpace() + "\" (device type " + std::to_string(deviceType) +
                     "); a vtkDataArray holds host memory only: copy it to the host first");
   }
   const TensorLayout& layout = tensor.layout;
@@ -227,8 +209,7 @@ vtkSmartPointer<vtkDataArray> Adopt(Tensor&& tensor, const AdoptOptions& options
                 "one after another with their components interleaved: copy the tensor first");
   }
   int vtkType = VtkTypeOfDataType(layout.Dtype());
-  if (options.id_type && layout.Dtype().code == kDLInt &&
-      layout.Dtype().bits == BitsOf<vtkIdType>()) {
+  if (options.id_type && SameDataType(layout.Dtype(), DataTypeOf<vtkIdType>())) {
     vtkType = VTK_ID_TYPE;
   }
   if ((tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {

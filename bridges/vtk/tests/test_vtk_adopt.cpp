@@ -99,12 +99,12 @@ TEST_CASE("VTK-4 each dtype VTK can hold gets its AOS array type") {
 }
 
 TEST_CASE("VTK-4 dtypes VTK has no array of are refused, naming the dtype") {
-  CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLFloat, 16, 1}),
-                  ErrorCode::kUnsupportedDtype, "dtype \"float16\" has no VTK array");
-  CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLBool, 8, 1}),
-                  ErrorCode::kUnsupportedDtype, "dtype \"bool\" has no VTK array");
-  CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLFloat, 32, 4}),
-                  ErrorCode::kUnsupportedDtype, "\"float32x4\"");
+  CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLFloat, 16, 1}), ErrorCode::kUnsupportedDtype,
+                  "dtype \"float16\" has no VTK array");
+  CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLBool, 8, 1}), ErrorCode::kUnsupportedDtype,
+                  "dtype \"bool\" has no VTK array");
+  CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLFloat, 32, 4}), ErrorCode::kUnsupportedDtype,
+                  "\"float32x4\"");
   CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLComplex, 64, 1}),
                   ErrorCode::kUnsupportedDtype, "accepted: int8");
 }
@@ -299,8 +299,7 @@ TEST_CASE("VTK-5 a tensor that holds nothing needs allow_unowned") {
 TEST_CASE("VTK-5 a tensor without elements gets an empty array and its hold dropped at once") {
   float values[1] = {};
   ReleaseCounter counter;
-  auto array =
-      dlbridge::vtk::Adopt(Described(values, 4, TensorLayout(kFloat32, {0, 3}), counter));
+  auto array = dlbridge::vtk::Adopt(Described(values, 4, TensorLayout(kFloat32, {0, 3}), counter));
   CHECK(counter.calls == 1);
   CHECK(array->GetNumberOfTuples() == 0);
   CHECK(array->GetNumberOfComponents() == 3);

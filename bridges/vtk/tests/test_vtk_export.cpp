@@ -35,11 +35,10 @@ using dlbridge::ErrorCode;
 using vtktest::DeleteCounter;
 
 TEST_CASE_TEMPLATE("VTK-1 every numeric AOS array exports with its dtype, shape and pointer",
-                   ArrayT, vtkCharArray, vtkSignedCharArray, vtkUnsignedCharArray,
-                   vtkShortArray, vtkUnsignedShortArray, vtkIntArray, vtkUnsignedIntArray,
-                   vtkLongArray, vtkUnsignedLongArray, vtkLongLongArray,
-                   vtkUnsignedLongLongArray, vtkIdTypeArray, vtkTypeInt64Array,
-                   vtkTypeUInt64Array, vtkFloatArray, vtkDoubleArray) {
+                   ArrayT, vtkCharArray, vtkSignedCharArray, vtkUnsignedCharArray, vtkShortArray,
+                   vtkUnsignedShortArray, vtkIntArray, vtkUnsignedIntArray, vtkLongArray,
+                   vtkUnsignedLongArray, vtkLongLongArray, vtkUnsignedLongLongArray, vtkIdTypeArray,
+                   vtkTypeInt64Array, vtkTypeUInt64Array, vtkFloatArray, vtkDoubleArray) {
   using T = typename ArrayT::ValueType;
   auto array = vtkSmartPointer<ArrayT>::New();
   array->SetNumberOfComponents(3);
@@ -65,7 +64,7 @@ TEST_CASE_TEMPLATE("VTK-1 every numeric AOS array exports with its dtype, shape 
   for (vtkIdType i = 0; i < 15; ++i) CHECK(values[i] == array->GetValue(i));
 }
 
-TEST_CASE("VTK-8 one component still exports as (tuples, 1); an empty array as (0, c)") {
+TEST_CASE("VTK-8 one component still exports as (tuples, 1), an empty array as (0, c)") {
   vtkNew<vtkFloatArray> scalars;
   scalars->SetNumberOfTuples(4);
   dlbridge::Tensor tensor = dlbridge::vtk::Export(scalars);
@@ -93,8 +92,7 @@ TEST_CASE("VTK-1 non-numeric arrays and types are refused, naming what was given
   strings->InsertNextValue("a");
   CHECK_DLB_ERROR(dlbridge::vtk::Export(strings), ErrorCode::kUnsupportedDtype,
                   "array is a vtkStringArray of VTK_STRING, not a numeric vtkDataArray");
-  CHECK_DLB_ERROR(dlbridge::vtk::Export(nullptr), ErrorCode::kInvalidArgument,
-                  "array is null");
+  CHECK_DLB_ERROR(dlbridge::vtk::Export(nullptr), ErrorCode::kInvalidArgument, "array is null");
   CHECK_DLB_ERROR(dlbridge::vtk::DataTypeOfVtkType(VTK_STRING), ErrorCode::kUnsupportedDtype,
                   "VTK_STRING is not a numeric type; accepted: VTK_CHAR");
   // Nothing was taken: the arrays' reference counts are unchanged.
@@ -102,7 +100,7 @@ TEST_CASE("VTK-1 non-numeric arrays and types are refused, naming what was given
   CHECK(strings->GetReferenceCount() == 1);
 }
 
-TEST_CASE("VTK-1 VTK_CHAR follows the platform's char; vtkIdType its build") {
+TEST_CASE("VTK-1 VTK_CHAR follows the platform char, vtkIdType its build") {
   const DLDataType c = dlbridge::vtk::DataTypeOfVtkType(VTK_CHAR);
   CHECK(c.code == (std::is_signed<char>::value ? kDLInt : kDLUInt));
   CHECK(c.bits == 8);
