@@ -40,7 +40,7 @@ _ID_DTYPE = "int%d" % (8 * _vtk.vtkIdTypeArray().GetDataTypeSize())
 
 
 def _dtype_of(array):
-    # VTK-1 (Python): the dtype of VTK's numeric types, per this platform's widths; the
+    # The dtypes of VTK's numeric types (see VTK-1), per this platform's widths; the
     # signedness of VTK_CHAR is the platform's char (VTK's own minimum says which).
     vtk_type = array.GetDataType()
     if vtk_type in _FLOATS:
@@ -71,7 +71,7 @@ def export(array):
     if not isinstance(array, _vtk.vtkDataArray):
         _dtype_of(array)  # raises with the array's class and type
     dtype = _dtype_of(array)
-    # VTK-2 (Python): one interleaved block only; GetVoidPointer would copy anything else.
+    # One interleaved block only (see VTK-2): GetVoidPointer would copy anything else.
     if not array.HasStandardMemoryLayout():
         raise BufferError("dlbridge.vtk.export: %s's values are not one interleaved (AOS) block; "
                           "DeepCopy it into an AOS array (e.g. vtkFloatArray) first"

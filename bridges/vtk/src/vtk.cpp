@@ -178,6 +178,7 @@ Tensor Export(vtkAbstractArray* array) {
     throw Error(ErrorCode::kOverflow, "vtk::Export: the array's byte size overflows int64");
   }
   Tensor tensor;
+  // VTK-8: always (tuples, components), so shape[1] exists for one component too.
   tensor.layout = TensorLayout(dtype, {tuples, components});
   void* pointer = values > 0 ? data->GetVoidPointer(0) : nullptr;
   tensor.descriptor.Set(pointer, pointer != nullptr ? values * elementBytes : 0, "host");

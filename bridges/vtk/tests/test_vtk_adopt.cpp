@@ -109,7 +109,7 @@ TEST_CASE("VTK-4 dtypes VTK has no array of are refused, naming the dtype") {
                   ErrorCode::kUnsupportedDtype, "accepted: int8");
 }
 
-TEST_CASE("VTK-6 Adopt is zero copy; the release runs once, when VTK frees the array") {
+TEST_CASE("VTK-6 Adopt is zero copy and the release runs once, when VTK frees the array") {
   std::vector<float> values{1, 2, 3, 4, 5, 6};
   ReleaseCounter counter;
   const int64_t before = dlbridge::vtk::AdoptedHoldCount();

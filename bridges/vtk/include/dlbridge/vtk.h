@@ -93,7 +93,7 @@ struct AdoptOptions {
 /// `tensor.descriptor` (left empty) into dlbridge's hand-off registry, keyed by the data
 /// pointer; the array frees its memory through dlbridge's free function, which drops that
 /// hold exactly once: when the array's last reference goes, or when VTK gives the array new
-/// memory (SetArray, a resize, Initialize), on whichever thread does it. A release that
+/// memory (SetArray, a resize), on whichever thread does it. A release that
 /// throws is swallowed and counted (CallbackExceptionCount). Several arrays may adopt memory
 /// at the same address (views of one buffer): each registers its own hold and each free
 /// drops one hold at that address, so every hold is dropped exactly once and, while any
