@@ -1,0 +1,25 @@
+# dlbridge::torch, the libtorch bridge, for find_package(dlbridge): included by
+# dlbridgeConfig.cmake when the bridge is installed. libtorch is found the way the build found
+# it (its headers and libtorch, libtorch_cpu, libc10), so no absolute path is installed.
+if(NOT TARGET dlbridge::torch)
+  include(CMakeFindDependencyMacro)
+  find_path(DLBRIDGE_TORCH_INCLUDE_DIR ATen/DLConvertor.h)
+  find_library(DLBRIDGE_TORCH_LIBRARY torch)
+  find_library(DLBRIDGE_TORCH_CPU_LIBRARY torch_cpu)
+  find_library(DLBRIDGE_C10_LIBRARY c10)
+  if(DLBRIDGE_TORCH_INCLUDE_DIR AND DLBRIDGE_TORCH_LIBRARY AND DLBRIDGE_TORCH_CPU_LIBRARY AND
+     DLBRIDGE_C10_LIBRARY)
+    add_library(dlbridge::libtorch INTERFACE IMPORTED)
+    set_target_properties(dlbridge::libtorch PROPERTIES
+      INTERFACE_INCLUDE_DIRECTORIES
+        "${DLBRIDGE_TORCH_INCLUDE_DIR};${DLBRIDGE_TORCH_INCLUDE_DIR}/torch/csrc/api/include"
+      INTERFACE_SYSTEM_INCLUDE_DIRECTORIES
+        "${DLBRIDGE_TORCH_INCLUDE_DIR};${DLBRIDGE_TORCH_INCLUDE_DIR}/torch/csrc/api/include"
+      INTERFACE_LINK_LIBRARIES
+        "${DLBRIDGE_TORCH_LIBRARY};${DLBRIDGE_TORCH_CPU_LIBRARY};${DLBRIDGE_C10_LIBRARY}")
+    include("${CMAKE_CURRENT_LIST_DIR}/dlbridge_torchTargets.cmake")
+  else()
+    message(STATUS "dlbridge: the torch bridge is installed but libtorch is not found; "
+                   "dlbridge::torch is not defined")
+  endif()
+endif()

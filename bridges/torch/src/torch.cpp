@@ -1,0 +1,175 @@
+// at::Tensor <-> dlbridge::Tensor (dlbridge/torch.h). This file includes ATen/ATen.h and
+// dlbridge's DLPack 1.x headers together, which is safe: ATen/ATen.h does not include
+// ATen/dlpack.h (only ATen/DLConvertor.h does; see aten_dlpack.cpp).
+#include "dlbridge/torch.h"
+
+#include <ATen/ATen.h>
+
+#include <complex>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "aten_dlpack_internal.h"
+#include "dlbridge/dtype.h"
+#include "dlbridge/error.h"
+#include "dlbridge/owner.h"
+#include "dlbridge/to_dlpack.h"
+
+namespace dlbridge {
+namespace torch {
+namespace {
+
+[[noreturn]] void Fail(ErrorCode code, const std::string& message) { throw Error(code, message); }
+
+// TOR-2: the dtypes libtorch and dlbridge both name, one row each; both directions read it, and
+// the refusals list it. libtorch 1.13's own DLPack code has no bool (kDLBool is DLPack 0.8):
+// ImportLegacy hands bool over as uint8. No complex32: dlbridge's dtype rule takes complex
+// of 64 and 128 bits only.
+struct DtypeRow {
+  at::ScalarType scalar;
+  DLDataType dtype;
+};
+constexpr DtypeRow kDtypes[] = {
+    {at::kBool, DataTypeOf<bool>()},
+    {at::kByte, DataTypeOf<uint8_t>()},
+    {at::kChar, DataTypeOf<int8_t>()},
+    {at::kShort, DataTypeOf<int16_t>()},
+    {at::kInt, DataTypeOf<int32_t>()},
+    {at::kLong, DataTypeOf<int64_t>()},
+    {at::kHalf, {kDLFloat, 16, 1}},
+    {at::kFloat, DataTypeOf<float>()},
+    {at::kDouble, DataTypeOf<double>()},
+    {at::kBFloat16, {kDLBfloat, 16, 1}},
+    {at::kComplexFloat, DataTypeOf<std::complex<float>>()},
+    {at::kComplexDouble, DataTypeOf<std::complex<double>>()},
+};
+
+std::string AcceptedDtypes() {
+  std::string names;
+  for (const DtypeRow& row : kDtypes) {
+    if (!names.empty()) names += ", ";
+    names += DtypeName(row.dtype);
+  }
+  return names;
+}
+
+DLDataType DtypeOfScalar(at::ScalarType scalar) {
+  for (const DtypeRow& row : kDtypes) {
+    if (row.scalar == scalar) return row.dtype;
+  }
+  Fail(ErrorCode::kUnsupportedDtype, std::string("FromAten: libtorch's dtype ") +
+                                         c10::toString(scalar) +
+                                         " has no DLPack dtype; accepted: " + AcceptedDtypes());
+}
+
+bool IsLibtorchDtype(DLDataType dtype) {
+  for (const DtypeRow& row : kDtypes) {
+    if (SameDataType(row.dtype, dtype)) return true;
+  }
+  return false;
+}
+
+std::string LayoutName(at::Layout layout) {
+  std::ostringstream name;
+  name << layout;
+  return name.str();
+}
+
+// TOR-3: what FromAten cannot describe without a copy, refused before anything is held.
+void CheckShareable(const at::Tensor& tensor) {
+  if (!tensor.defined()) {
+    Fail(ErrorCode::kInvalidArgument,
+         "FromAten: the at::Tensor is undefined (it holds no memory); pass a defined tensor");
+  }
+  if (tensor.layout() != at::kStrided) {
+    Fail(ErrorCode::kInvalidArgument,
+         "FromAten: the tensor's layout is " + LayoutName(tensor.layout()) +
+             "; only strided (dense) tensors share their memory: call to_dense() first");
+  }
+  if (!tensor.device().is_cpu()) {
+    Fail(ErrorCode::kUnsupportedDevice, "FromAten: the tensor is on device " +
+                                            tensor.device().str() +
+                                            "; accepted: cpu (call .cpu() first, which copies)");
+  }
+  if (tensor.is_conj() || tensor.is_neg()) {
+    Fail(ErrorCode::kInvalidArgument,
+         std::string("FromAten: the tensor has its ") +
+             (tensor.is_conj() ? "conjugate" : "negative") +
+             " bit set, so its memory does not hold its values; call resolve_conj() and "
+             "resolve_neg() first");
+  }
+}
+
+// TOR-5: what libtorch 1.13 cannot take, refused while `tensor` still has its hold.
+void CheckHandable(const dlbridge::Tensor& tensor) {
+  const DLDataType dtype = tensor.layout.Dtype();
+  if (!IsLibtorchDtype(dtype)) {
+    Fail(ErrorCode::kUnsupportedDtype, "ToAten: dtype " + DtypeName(dtype) +
+                                           " has no libtorch type; accepted: " + AcceptedDtypes());
+  }
+  const IndexSpan strides = tensor.layout.Strides();
+  for (size_t i = 0; i < strides.size; ++i) {
+    if (strides[i] < 0) {
+      Fail(ErrorCode::kInvalidStrides,
+           "ToAten: strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
+               "; libtorch has no negative strides (at::fromDLPack would end the process): "
+               "copy into a tensor with non-negative strides first");
+    }
+  }
+  const int32_t deviceType = tensor.device.device_type;
+  if (tensor.descriptor.GetMemorySpaceKind() != MemorySpace::kHost ||
+      (deviceType != 0 && deviceType != kDLCPU)) {
+    Fail(ErrorCode::kUnsupportedDevice,
+         std::string("ToAten: memory space \"") + tensor.descriptor.GetMemorySpace() +
+             "\" with device type " + std::to_string(deviceType) +
+             "; accepted: \"host\" memory (device type 0 or kDLCPU): this bridge hands CPU "
+             "tensors to libtorch");
+  }
+  if ((tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
+    Fail(ErrorCode::kReadOnly,
+         "ToAten: the tensor is read-only and libtorch has no read-only tensors; copy it, or "
+         "drop the flag if the memory may be written");
+  }
+}
+
+}  // namespace
+
+// TOR-1: the whole storage as the descriptor, element zero at the storage offset, a copy of
+// the at::Tensor as the owner (one storage reference, dropped exactly once by shared_ptr).
+dlbridge::Tensor FromAten(const at::Tensor& tensor) {
+  try {
+    CheckShareable(tensor);
+    const DLDataType dtype = DtypeOfScalar(tensor.scalar_type());
+    const at::Storage& storage = tensor.storage();
+    dlbridge::Tensor result;
+    result.descriptor.Set(storage.data_ptr().get(), static_cast<int64_t>(storage.nbytes()));
+    const auto byteOffset =
+        static_cast<uint64_t>(tensor.storage_offset()) * static_cast<uint64_t>(tensor.itemsize());
+    result.layout = TensorLayout(dtype, tensor.sizes(), tensor.strides(), byteOffset);
+    // The copy is the hold, rather than at::toDLPack's deleter: it keeps the storage offset
+    // (toDLPack folds it into data), bool (toDLPack refuses it) and needs no DLPack 0.6 type.
+    result.descriptor.SetOwner(MakeOwner(at::Tensor(tensor)));
+    return result;
+  } catch (const c10::Error& e) {
+    Fail(ErrorCode::kInvalidArgument,
+         std::string("FromAten: libtorch failed: ") + e.what_without_backtrace());
+  } catch (const std::bad_alloc&) {
+    Fail(ErrorCode::kOutOfMemory, "FromAten: out of memory describing the tensor");
+  }
+}
+
+// TOR-4: dlbridge's legacy export, handed to at::fromDLPack through the relay (see TOR-6).
+at::Tensor ToAten(dlbridge::Tensor&& tensor) {
+  CheckHandable(tensor);
+  const bool asBool = tensor.layout.Dtype().code == kDLBool;
+  DLManagedTensor* exported = ToDLPack(std::move(tensor));
+  return detail::ImportLegacy(exported, asBool);
+}
+
+}  // namespace torch
+}  // namespace dlbridge
