@@ -4,6 +4,7 @@
 /// when VTK frees the memory (the seed's vtkmDataArrayFactory hand-off). Link dlbridge::vtk.
 #pragma once
 
+#include <vtkAbstractArray.h>
 #include <vtkDataArray.h>
 #include <vtkSmartPointer.h>
 
@@ -27,8 +28,6 @@
 #else
 #define DLBRIDGE_VTK_API __attribute__((visibility("default")))
 #endif
-
-class vtkAbstractArray;
 
 namespace dlbridge {
 /// The VTK bridge. Its namespace is dlbridge::vtk: inside it, write `::vtk::` for VTK's own
