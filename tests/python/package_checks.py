@@ -18,7 +18,7 @@ import sysconfig
 import tempfile
 
 SKIP = 77
-PACKAGE_FILES = ("__init__.py", "check.py", "dlpack_ctypes.py", "__init__.pyi", "_dlbridge.pyi",
+PACKAGE_FILES = ("__init__.py", "check.py", "dlpack_ctypes.py", "vtk.py", "__init__.pyi", "_dlbridge.pyi",
                  "py.typed")
 # Environment that would let a check find the package or the build tree by accident.
 LEAKY_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "VIRTUAL_ENV",

@@ -1,0 +1,284 @@
+// The VTK bridge (spec/bridges.md, "VTK"): Export of a vtkDataArray, Adopt into one, and the
+// hand-off registry VTK's free function reads.
+//
+// Why a library and not a header: VTK 9.1 frees user-defined memory with a plain
+// `void (*)(void*)` that receives the data pointer only, so the hold that must be dropped is
+// found in a registry keyed by that pointer. The registry and the free function live here,
+// once per process, whichever shared objects call Adopt; a header's inline statics would be
+// one registry per shared object, and an array whose free function belongs to a shared object
+// that was unloaded would call into nothing.
+#include "dlbridge/vtk.h"
+
+#include <vtkAbstractArray.h>
+#include <vtkDataArray.h>
+#include <vtkSmartPointer.h>
+#include <vtkType.h>
+
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "dlbridge/dtype.h"
+#include "dlbridge/error.h"
+#include "dlbridge/export_plan.h"
+#include "dlbridge/memory_descriptor.h"
+#include "dlbridge/owner.h"
+#include "dlbridge/tensor.h"
+#include "dlbridge/tensor_layout.h"
+
+namespace dlbridge {
+namespace vtk {
+namespace {
+
+// A dtype for a message, also one DtypeName refuses.
+std::string Describe(DLDataType dtype) {
+  try {
+    return "\"" + DtypeName(dtype) + "\"";
+  } catch (const Error&) {
+    return "(code " + std::to_string(dtype.code) + ", bits " + std::to_string(dtype.bits) +
+           ", lanes " + std::to_string(dtype.lanes) + ")";
+  }
+}
+
+std::string VtkTypeName(int vtkDataType) {
+  switch (vtkDataType) {
+    case VTK_VOID: return "VTK_VOID";
+    case VTK_BIT: return "VTK_BIT";
+    case VTK_STRING: return "VTK_STRING";
+    case VTK_OPAQUE: return "VTK_OPAQUE";
+    case VTK_VARIANT: return "VTK_VARIANT";
+    case VTK_OBJECT: return "VTK_OBJECT";
+    default: return "VTK type " + std::to_string(vtkDataType);
+  }
+}
+
+// The hand-off registry: data pointer -> the holds of the arrays that adopted memory there.
+// A multimap: views of one buffer may be adopted by several arrays, each with its own hold.
+struct Registry {
+  std::mutex mutex;
+  std::unordered_multimap<const void*, MemoryDescriptor> holds;
+};
+
+Registry& TheRegistry() {
+  // Never destroyed: arrays may be freed during static destruction (a global
+  // vtkSmartPointer), after a function-local static registry would be gone.
+  static Registry* registry = new Registry;
+  return *registry;
+}
+
+// VTK's free function for adopted memory (SetArrayFreeFunction). VTK calls it once per
+// buffer it drops: the array's last reference, or new memory given to the array.
+void FreeAdopted(void* data) {
+  MemoryDescriptor hold;
+  {
+    Registry& registry = TheRegistry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    auto found = registry.holds.find(data);
+    if (found == registry.holds.end()) return;  // not adopted by dlbridge: nothing to drop
+    hold = std::move(found->second);
+    registry.holds.erase(found);
+  }
+  // VTK-7: the hold drops here, once, outside the lock: the release may free other adopted
+  // arrays (which takes the lock again). The descriptor swallows and counts a throwing
+  // release (see LT-7).
+}
+
+}  // namespace
+
+DLDataType DataTypeOfVtkType(int vtkDataType) {
+  // VTK-1: VTK's numeric types and their DLPack dtypes, per platform width.
+  switch (vtkDataType) {
+    case VTK_CHAR: return DataTypeOf<char>();  // int8 or uint8 as char is signed or not
+    case VTK_SIGNED_CHAR: return DataTypeOf<signed char>();
+    case VTK_UNSIGNED_CHAR: return DataTypeOf<unsigned char>();
+    case VTK_SHORT: return DataTypeOf<short>();
+    case VTK_UNSIGNED_SHORT: return DataTypeOf<unsigned short>();
+    case VTK_INT: return DataTypeOf<int>();
+    case VTK_UNSIGNED_INT: return DataTypeOf<unsigned int>();
+    case VTK_LONG: return DataTypeOf<long>();
+    case VTK_UNSIGNED_LONG: return DataTypeOf<unsigned long>();
+    case VTK_LONG_LONG: return DataTypeOf<long long>();
+    case VTK_UNSIGNED_LONG_LONG: return DataTypeOf<unsigned long long>();
+    case VTK_ID_TYPE: return DataTypeOf<vtkIdType>();
+    case VTK_FLOAT: return DataTypeOf<float>();
+    case VTK_DOUBLE: return DataTypeOf<double>();
+    case VTK_BIT:
+      throw Error(ErrorCode::kUnsupportedDtype,
+                  "vtk: VTK_BIT (vtkBitArray) packs 8 values per byte and DLPack has no "
+                  "bit-packed type; copy the values into a vtkUnsignedCharArray first");
+    default:
+      throw Error(ErrorCode::kUnsupportedDtype,
+                  "vtk: " + VtkTypeName(vtkDataType) +
+                      " is not a numeric type; accepted: VTK_CHAR, VTK_SIGNED_CHAR, "
+                      "VTK_UNSIGNED_CHAR, VTK_SHORT, VTK_UNSIGNED_SHORT, VTK_INT, "
+                      "VTK_UNSIGNED_INT, VTK_LONG, VTK_UNSIGNED_LONG, VTK_LONG_LONG, "
+                      "VTK_UNSIGNED_LONG_LONG, VTK_ID_TYPE, VTK_FLOAT, VTK_DOUBLE");
+  }
+}
+
+int VtkTypeOfDataType(DLDataType dtype) {
+  // VTK-4: the dtypes VTK has an AOS array of; int8 is VTK_SIGNED_CHAR (VTK_CHAR means text).
+  if (dtype.lanes == 1) {
+    if (dtype.code == kDLInt) {
+      switch (dtype.bits) {
+        case 8: return VTK_SIGNED_CHAR;
+        case 16: return VTK_SHORT;
+        case 32: return VTK_INT;
+        case 64: return VTK_TYPE_INT64;
+        default: break;
+      }
+    } else if (dtype.code == kDLUInt) {
+      switch (dtype.bits) {
+        case 8: return VTK_UNSIGNED_CHAR;
+        case 16: return VTK_UNSIGNED_SHORT;
+        case 32: return VTK_UNSIGNED_INT;
+        case 64: return VTK_TYPE_UINT64;
+        default: break;
+      }
+    } else if (dtype.code == kDLFloat) {
+      if (dtype.bits == 32) return VTK_FLOAT;
+      if (dtype.bits == 64) return VTK_DOUBLE;
+    }
+  }
+  throw Error(ErrorCode::kUnsupportedDtype,
+              "vtk: dtype " + Describe(dtype) +
+                  " has no VTK array; accepted: int8, int16, int32, int64, uint8, uint16, "
+                  "uint32, uint64, float32, float64 (one lane); convert the tensor first");
+}
+
+Tensor Export(vtkAbstractArray* array) {
+  if (array == nullptr) {
+    throw Error(ErrorCode::kInvalidArgument, "vtk::Export: array is null; pass a vtkDataArray");
+  }
+  vtkDataArray* data = vtkDataArray::SafeDownCast(array);
+  if (data == nullptr) {
+    throw Error(ErrorCode::kUnsupportedDtype,
+                std::string("vtk::Export: array is a ") + array->GetClassName() + " of " +
+                    VtkTypeName(array->GetDataType()) +
+                    ", not a numeric vtkDataArray; DLPack carries numbers only");
+  }
+  const DLDataType dtype = DataTypeOfVtkType(data->GetDataType());  // VTK_BIT refused here
+  // VTK-2: only one interleaved block is exported; GetVoidPointer would copy anything else.
+  if (!data->HasStandardMemoryLayout()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string("vtk::Export: array is a ") + data->GetClassName() +
+                    ", whose values are not one interleaved (AOS) block; DeepCopy it into an "
+                    "AOS array (vtkAOSDataArrayTemplate, e.g. vtkFloatArray) first");
+  }
+  const int64_t tuples = data->GetNumberOfTuples();
+  const int64_t components = data->GetNumberOfComponents();
+  const int64_t elementBytes = data->GetDataTypeSize();
+  const int64_t values = tuples * components;  // both fit vtkIdType; their product is the
+                                               // array's own value count (or less)
+  if (elementBytes <= 0 || values > std::numeric_limits<int64_t>::max() / elementBytes) {
+    throw Error(ErrorCode::kOverflow, "vtk::Export: the array's byte size overflows int64");
+  }
+  Tensor tensor;
+  // VTK-8: always (tuples, components), so shape[1] exists for one component too.
+  tensor.layout = TensorLayout(dtype, {tuples, components});
+  void* pointer = values > 0 ? data->GetVoidPointer(0) : nullptr;
+  tensor.descriptor.Set(pointer, pointer != nullptr ? values * elementBytes : 0, "host");
+  // VTK-3: the descriptor holds the array; the last holder's drop unregisters it.
+  tensor.descriptor.SetOwner(MakeOwner(vtkSmartPointer<vtkDataArray>(data)));
+  return tensor;
+}
+
+vtkSmartPointer<vtkDataArray> Adopt(Tensor&& tensor, const AdoptOptions& options) {
+  // VTK-5: what Adopt accepts, checked before anything moves.
+  const MemoryDescriptor& descriptor = tensor.descriptor;
+  const int32_t deviceType = tensor.device.device_type;
+  if (descriptor.GetMemorySpaceKind() != MemorySpace::kHost ||
+      (deviceType != 0 && deviceType != kDLCPU)) {
+    throw Error(ErrorCode::kUnsupportedDevice,
+                std::string("vtk::Adopt: the tensor is in memory space \"") +
+                    descriptor.GetMemorySpace() + "\" (device type " + std::to_string(deviceType) +
+                    "); a vtkDataArray holds host memory only: copy it to the host first");
+  }
+  const TensorLayout& layout = tensor.layout;
+  if (layout.Ndim() != 1 && layout.Ndim() != 2) {
+    throw Error(ErrorCode::kInvalidShape,
+                "vtk::Adopt: ndim is " + std::to_string(layout.Ndim()) +
+                    "; accepted: 1 (one component) or 2 (tuples, components)");
+  }
+  if (!layout.IsContiguous()) {
+    throw Error(ErrorCode::kInvalidStrides,
+                "vtk::Adopt: the layout is not C-contiguous; a vtkDataArray stores its tuples "
+                "one after another with their components interleaved: copy the tensor first");
+  }
+  int vtkType = VtkTypeOfDataType(layout.Dtype());
+  if (options.id_type && SameDataType(layout.Dtype(), DataTypeOf<vtkIdType>())) {
+    vtkType = VTK_ID_TYPE;
+  }
+  if ((tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
+    throw Error(ErrorCode::kReadOnly,
+                "vtk::Adopt: the tensor is read-only and a vtkDataArray is always writable; "
+                "copy it first");
+  }
+  const int64_t components = layout.Ndim() == 2 ? layout.Shape()[1] : 1;
+  const int64_t values = layout.ElementCount();
+  if (values > std::numeric_limits<vtkIdType>::max() ||
+      components > std::numeric_limits<int>::max()) {
+    throw Error(ErrorCode::kInvalidShape,
+                "vtk::Adopt: " + std::to_string(values) + " values of " +
+                    std::to_string(components) +
+                    " components do not fit this VTK build's vtkIdType and int");
+  }
+  ExportOptions exportOptions;
+  exportOptions.allow_unowned = options.allow_unowned;
+  const ExportPlan plan(tensor, ExportKind::kVersioned, exportOptions);  // bounds, hold, ...
+  void* data = plan.Data();  // element zero, or null without elements
+  const auto address = reinterpret_cast<uintptr_t>(data);
+  if (address % static_cast<uintptr_t>(layout.Dtype().bits / 8) != 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "vtk::Adopt: element zero's address " + std::to_string(address) +
+                    " is not aligned for " + Describe(layout.Dtype()) +
+                    "; VTK reads the values as typed C++ values: copy the tensor first");
+  }
+
+  vtkSmartPointer<vtkDataArray> array =
+      ::vtk::TakeSmartPointer(vtkDataArray::CreateDataArray(vtkType));
+  if (array == nullptr || !array->HasStandardMemoryLayout()) {
+    throw Error(ErrorCode::kOutOfMemory, "vtk::Adopt: VTK could not create a " +
+                                             std::string(vtkImageScalarTypeNameMacro(vtkType)) +
+                                             " array");
+  }
+  array->SetNumberOfComponents(static_cast<int>(components));
+  if (data == nullptr) {
+    // VTK never frees an array without memory: drop the hold now rather than never.
+    tensor.descriptor = MemoryDescriptor();
+    return array;
+  }
+  if (!descriptor.HasOwnership()) {  // allow_unowned: the caller keeps the memory valid
+    array->SetVoidArray(data, static_cast<vtkIdType>(values), /*save=*/1);
+    return array;
+  }
+  {
+    Registry& registry = TheRegistry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    std::unordered_multimap<const void*, MemoryDescriptor>::iterator entry;
+    try {
+      entry = registry.holds.emplace(data, MemoryDescriptor());  // nothing moved yet
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorCode::kOutOfMemory, "vtk::Adopt: the hand-off registry is out of memory");
+    }
+    // VTK-6: the hold moves into the registry (noexcept) and the array frees through it.
+    entry->second = std::move(tensor.descriptor);
+  }
+  array->SetVoidArray(data, static_cast<vtkIdType>(values), /*save=*/0,
+                      vtkAbstractArray::VTK_DATA_ARRAY_USER_DEFINED);
+  array->SetArrayFreeFunction(&FreeAdopted);
+  return array;
+}
+
+int64_t AdoptedHoldCount() noexcept {
+  Registry& registry = TheRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  return static_cast<int64_t>(registry.holds.size());
+}
+
+}  // namespace vtk
+}  // namespace dlbridge

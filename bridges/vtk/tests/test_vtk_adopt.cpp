@@ -1,0 +1,325 @@
+// dlbridge::vtk::Adopt: a tensor handed to a new vtkDataArray, its hold dropped exactly once
+// when VTK frees the memory (spec/bridges.md VTK-4..VTK-7).
+#include <doctest/doctest.h>
+#include <vtkDoubleArray.h>
+#include <vtkFloatArray.h>
+#include <vtkIdTypeArray.h>
+#include <vtkIntArray.h>
+#include <vtkSmartPointer.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "counting.h"
+#include "dlbridge/callbacks.h"
+#include "dlbridge/dlbridge.h"
+#include "dlbridge/vtk.h"
+#include "vtk_test_support.h"
+
+using dlbridge::ErrorCode;
+using dlbridge::Tensor;
+using dlbridge::TensorLayout;
+using dlbtest::ReleaseCounter;
+
+namespace {
+
+constexpr DLDataType kFloat32{kDLFloat, 32, 1};
+
+int64_t Address(const void* p) { return static_cast<int64_t>(reinterpret_cast<intptr_t>(p)); }
+
+// A tensor over `data` (bytes) whose release counts into `counter`.
+Tensor Described(void* data, int64_t bytes, TensorLayout layout, ReleaseCounter& counter) {
+  Tensor tensor;
+  tensor.descriptor.Set(Address(data), bytes, "host");
+  tensor.descriptor.SetRelease(&ReleaseCounter::Release, &counter);
+  tensor.layout = std::move(layout);
+  return tensor;
+}
+
+// A release that records the thread it ran on.
+struct ThreadRecorder {
+  std::atomic<int> calls{0};
+  std::thread::id where;
+  static void Release(void* self) {
+    auto* recorder = static_cast<ThreadRecorder*>(self);
+    recorder->where = std::this_thread::get_id();
+    ++recorder->calls;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("VTK-4 each dtype VTK can hold gets its AOS array type") {
+  struct Row {
+    DLDataType dtype;
+    int vtkType;
+    const char* className;
+  };
+  const Row rows[] = {
+      {{kDLInt, 8, 1}, VTK_SIGNED_CHAR, "vtkSignedCharArray"},
+      {{kDLInt, 16, 1}, VTK_SHORT, "vtkShortArray"},
+      {{kDLInt, 32, 1}, VTK_INT, "vtkIntArray"},
+      {{kDLInt, 64, 1}, VTK_TYPE_INT64, "vtkDataArray"},
+      {{kDLUInt, 8, 1}, VTK_UNSIGNED_CHAR, "vtkUnsignedCharArray"},
+      {{kDLUInt, 16, 1}, VTK_UNSIGNED_SHORT, "vtkUnsignedShortArray"},
+      {{kDLUInt, 32, 1}, VTK_UNSIGNED_INT, "vtkUnsignedIntArray"},
+      {{kDLUInt, 64, 1}, VTK_TYPE_UINT64, "vtkDataArray"},
+      {{kDLFloat, 32, 1}, VTK_FLOAT, "vtkFloatArray"},
+      {{kDLFloat, 64, 1}, VTK_DOUBLE, "vtkDoubleArray"},
+  };
+  alignas(16) unsigned char bytes[64] = {};
+  for (const Row& row : rows) {
+    CAPTURE(row.className);
+    CHECK(dlbridge::vtk::VtkTypeOfDataType(row.dtype) == row.vtkType);
+    ReleaseCounter counter;
+    auto array = dlbridge::vtk::Adopt(
+        Described(bytes, sizeof bytes, TensorLayout(row.dtype, {2, 2}), counter));
+    CHECK(array->GetDataType() == row.vtkType);
+    CHECK(array->IsA(row.className));
+    CHECK(array->GetNumberOfTuples() == 2);
+    CHECK(array->GetNumberOfComponents() == 2);
+    CHECK(array->GetVoidPointer(0) == static_cast<void*>(bytes));
+    array = nullptr;
+    CHECK(counter.calls == 1);
+  }
+  // AdoptOptions::id_type: a vtkIdTypeArray for connectivity.
+  ReleaseCounter counter;
+  dlbridge::vtk::AdoptOptions options;
+  options.id_type = true;
+  const DLDataType idDtype = vtktest::ExpectedDtype<vtkIdType>();
+  auto ids = dlbridge::vtk::Adopt(
+      Described(bytes, sizeof bytes, TensorLayout(idDtype, {4}), counter), options);
+  CHECK(vtkIdTypeArray::SafeDownCast(ids) != nullptr);
+  ids = nullptr;
+  CHECK(counter.calls == 1);
+}
+
+TEST_CASE("VTK-4 dtypes VTK has no array of are refused, naming the dtype") {
+  CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLFloat, 16, 1}), ErrorCode::kUnsupportedDtype,
+                  "dtype \"float16\" has no VTK array");
+  CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLBool, 8, 1}), ErrorCode::kUnsupportedDtype,
+                  "dtype \"bool\" has no VTK array");
+  CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLFloat, 32, 4}), ErrorCode::kUnsupportedDtype,
+                  "\"float32x4\"");
+  CHECK_DLB_ERROR(dlbridge::vtk::VtkTypeOfDataType({kDLComplex, 64, 1}),
+                  ErrorCode::kUnsupportedDtype, "accepted: int8");
+}
+
+TEST_CASE("VTK-6 Adopt is zero copy and the release runs once, when VTK frees the array") {
+  std::vector<float> values{1, 2, 3, 4, 5, 6};
+  ReleaseCounter counter;
+  const int64_t before = dlbridge::vtk::AdoptedHoldCount();
+  Tensor tensor = Described(values.data(), 24, TensorLayout(kFloat32, {3, 2}), counter);
+  vtkSmartPointer<vtkDataArray> array = dlbridge::vtk::Adopt(std::move(tensor));
+  CHECK_FALSE(tensor.descriptor.HasOwnership());  // the hold moved into the hand-off
+  CHECK(array->GetVoidPointer(0) == static_cast<void*>(values.data()));
+  CHECK(array->GetNumberOfTuples() == 3);
+  CHECK(array->GetComponent(2, 1) == 6.0);
+  values[5] = 60;  // one memory: VTK sees the producer's writes
+  CHECK(array->GetComponent(2, 1) == 60.0);
+  CHECK(dlbridge::vtk::AdoptedHoldCount() == before + 1);
+  CHECK(counter.calls == 0);
+
+  vtkSmartPointer<vtkDataArray> second = array;  // another VTK reference
+  array = nullptr;
+  CHECK(counter.calls == 0);
+  second = nullptr;  // VTK frees the array: the release runs now
+  CHECK(counter.calls == 1);
+  CHECK(dlbridge::vtk::AdoptedHoldCount() == before);
+}
+
+TEST_CASE("VTK-6 an owner hold moves into the array and is dropped at VTK's free") {
+  auto owned = std::make_shared<std::vector<double>>(8, 2.5);
+  std::weak_ptr<std::vector<double>> watch = owned;
+  Tensor tensor;
+  tensor.descriptor.Set(Address(owned->data()), 64, "host");
+  tensor.descriptor.SetOwner(owned);
+  tensor.layout = TensorLayout({kDLFloat, 64, 1}, {8});
+  owned = nullptr;
+  auto array = dlbridge::vtk::Adopt(std::move(tensor));
+  CHECK(array->IsA("vtkDoubleArray"));
+  CHECK(array->GetNumberOfComponents() == 1);
+  CHECK(array->GetTuple1(7) == 2.5);
+  CHECK_FALSE(watch.expired());
+  array = nullptr;
+  CHECK(watch.expired());
+}
+
+TEST_CASE("VTK-7 new memory given to the array drops the hold at that moment, once") {
+  float values[4] = {1, 2, 3, 4};
+  ReleaseCounter counter;
+  auto array = dlbridge::vtk::Adopt(Described(values, 16, TensorLayout(kFloat32, {4}), counter));
+  array->Resize(100);  // VTK reallocates (copying the 4 values) and frees ours
+  CHECK(counter.calls == 1);
+  CHECK(array->GetComponent(3, 0) == 4.0);
+  CHECK(array->GetVoidPointer(0) != static_cast<void*>(values));
+  array = nullptr;
+  CHECK(counter.calls == 1);
+}
+
+TEST_CASE("VTK-7 the release runs on the thread that drops the last reference") {
+  std::vector<int32_t> values(16, 7);
+  ThreadRecorder recorder;
+  Tensor tensor;
+  tensor.descriptor.Set(Address(values.data()), 64, "host");
+  tensor.descriptor.SetRelease(&ThreadRecorder::Release, &recorder);
+  tensor.layout = TensorLayout({kDLInt, 32, 1}, {4, 4});
+  auto array = dlbridge::vtk::Adopt(std::move(tensor));
+  std::thread::id worker;
+  std::thread thread([moved = std::move(array), &worker]() mutable {
+    worker = std::this_thread::get_id();
+    CHECK(moved->GetComponent(3, 3) == 7.0);
+    moved = nullptr;
+  });
+  thread.join();
+  CHECK(recorder.calls == 1);
+  CHECK(recorder.where == worker);
+  CHECK(recorder.where != std::this_thread::get_id());
+}
+
+TEST_CASE("VTK-7 arrays adopting on many threads each release once") {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 50;
+  std::vector<float> values(kThreads * kPerThread);
+  std::vector<ReleaseCounter> counters(values.size());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        const size_t k = static_cast<size_t>(t * kPerThread + i);
+        auto array = dlbridge::vtk::Adopt(
+            Described(&values[k], 4, TensorLayout(kFloat32, {1}), counters[k]));
+        array = nullptr;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const ReleaseCounter& counter : counters) CHECK(counter.calls == 1);
+}
+
+TEST_CASE("VTK-6 arrays adopting one address each drop one hold, all exactly once") {
+  float values[6] = {};
+  ReleaseCounter a;
+  ReleaseCounter b;
+  auto first = dlbridge::vtk::Adopt(Described(values, 24, TensorLayout(kFloat32, {6}), a));
+  auto second = dlbridge::vtk::Adopt(Described(values, 24, TensorLayout(kFloat32, {3, 2}), b));
+  CHECK(first->GetVoidPointer(0) == second->GetVoidPointer(0));
+  first = nullptr;
+  CHECK(a.calls + b.calls == 1);  // one hold on the buffer remains for `second`
+  second = nullptr;
+  CHECK(a.calls == 1);
+  CHECK(b.calls == 1);
+}
+
+TEST_CASE("VTK-7 a release that throws is swallowed and counted") {
+  struct Throwing {
+    static void Release(void*) { throw std::runtime_error("release failed"); }
+  };
+  float values[2] = {};
+  Tensor tensor;
+  tensor.descriptor.Set(Address(values), 8, "host");
+  tensor.descriptor.SetRelease(&Throwing::Release, nullptr);
+  tensor.layout = TensorLayout(kFloat32, {2});
+  auto array = dlbridge::vtk::Adopt(std::move(tensor));
+  const int64_t before = dlbridge::CallbackExceptionCount();
+  array = nullptr;
+  CHECK(dlbridge::CallbackExceptionCount() == before + 1);
+}
+
+TEST_CASE("VTK-5 refused tensors keep their hold with the caller") {
+  alignas(16) float values[16] = {};
+  ReleaseCounter counter;
+  const int64_t before = dlbridge::vtk::AdoptedHoldCount();
+  auto refuse = [&](Tensor tensor, ErrorCode code, const char* text) {
+    CHECK_DLB_ERROR(dlbridge::vtk::Adopt(std::move(tensor)), code, text);
+    CHECK(tensor.descriptor.HasOwnership());  // unchanged: the caller's to drop
+    CHECK(counter.calls == 0);
+  };
+  SUBCASE("device memory") {
+    Tensor tensor = Described(values, 64, TensorLayout(kFloat32, {16}), counter);
+    tensor.descriptor.SetMemorySpace("cuda");
+    refuse(std::move(tensor), ErrorCode::kUnsupportedDevice,
+           "the tensor is in memory space \"cuda\" (device type 0); a vtkDataArray holds "
+           "host memory only");
+  }
+  SUBCASE("a host space with a device type that is not the CPU") {
+    Tensor tensor = Described(values, 64, TensorLayout(kFloat32, {16}), counter);
+    tensor.device = {kDLCUDA, 0};
+    refuse(std::move(tensor), ErrorCode::kUnsupportedDevice, "(device type 2)");
+  }
+  SUBCASE("three dimensions") {
+    refuse(Described(values, 64, TensorLayout(kFloat32, {2, 2, 4}), counter),
+           ErrorCode::kInvalidShape, "ndim is 3; accepted: 1 (one component) or 2");
+  }
+  SUBCASE("non-contiguous strides") {
+    refuse(Described(values, 64, TensorLayout(kFloat32, {4, 2}, {2, 4}), counter),
+           ErrorCode::kInvalidStrides, "the layout is not C-contiguous");
+  }
+  SUBCASE("a dtype VTK has no array of") {
+    refuse(Described(values, 64, TensorLayout({kDLFloat, 16, 1}, {8}), counter),
+           ErrorCode::kUnsupportedDtype, "dtype \"float16\" has no VTK array");
+  }
+  SUBCASE("read-only") {
+    Tensor tensor = Described(values, 64, TensorLayout(kFloat32, {16}), counter);
+    tensor.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
+    refuse(std::move(tensor), ErrorCode::kReadOnly, "the tensor is read-only");
+  }
+  SUBCASE("misaligned data") {
+    refuse(Described(values, 64, TensorLayout(kFloat32, {4}, {}, 2), counter),
+           ErrorCode::kInvalidArgument, "is not aligned for \"float32\"");
+  }
+  SUBCASE("a layout outside the descriptor's bytes") {
+    refuse(Described(values, 64, TensorLayout(kFloat32, {17}), counter), ErrorCode::kOutOfBounds,
+           "");
+  }
+  CHECK(dlbridge::vtk::AdoptedHoldCount() == before);
+  CHECK(counter.calls == 1);  // the refused tensor was dropped by `refuse`, once
+}
+
+TEST_CASE("VTK-5 a tensor that holds nothing needs allow_unowned") {
+  float values[4] = {1, 2, 3, 4};
+  Tensor tensor;
+  tensor.descriptor.Set(Address(values), 16, "host");
+  tensor.layout = TensorLayout(kFloat32, {4});
+  CHECK_DLB_ERROR(dlbridge::vtk::Adopt(std::move(tensor)), ErrorCode::kNoHold, "");
+  dlbridge::vtk::AdoptOptions options;
+  options.allow_unowned = true;
+  const int64_t before = dlbridge::vtk::AdoptedHoldCount();
+  auto array = dlbridge::vtk::Adopt(std::move(tensor), options);
+  CHECK(array->GetVoidPointer(0) == static_cast<void*>(values));
+  CHECK(dlbridge::vtk::AdoptedHoldCount() == before);  // nothing to drop: VTK never frees it
+  array = nullptr;
+  CHECK(values[3] == 4);
+}
+
+TEST_CASE("VTK-5 a tensor without elements gets an empty array and its hold dropped at once") {
+  float values[1] = {};
+  ReleaseCounter counter;
+  auto array = dlbridge::vtk::Adopt(Described(values, 4, TensorLayout(kFloat32, {0, 3}), counter));
+  CHECK(counter.calls == 1);
+  CHECK(array->GetNumberOfTuples() == 0);
+  CHECK(array->GetNumberOfComponents() == 3);
+  array = nullptr;
+  CHECK(counter.calls == 1);
+}
+
+TEST_CASE("VTK-6 Export then Adopt: a second VTK array on the first one's memory") {
+  vtktest::DeleteCounter deletes;
+  auto source = vtkSmartPointer<vtkFloatArray>::New();
+  source->SetNumberOfComponents(3);
+  source->SetNumberOfTuples(2);
+  for (vtkIdType i = 0; i < 6; ++i) source->SetValue(i, static_cast<float>(i));
+  deletes.Observe(source);
+  auto adopted = dlbridge::vtk::Adopt(dlbridge::vtk::Export(source));
+  CHECK(adopted->GetVoidPointer(0) == source->GetVoidPointer(0));
+  CHECK(adopted->GetNumberOfComponents() == 3);
+  source = nullptr;
+  CHECK(deletes.deletes == 0);  // the adopted array holds the source
+  CHECK(adopted->GetComponent(1, 2) == 5.0);
+  adopted = nullptr;
+  CHECK(deletes.deletes == 1);
+}

@@ -1,0 +1,144 @@
+"""dlbridge.vtk: VTK arrays to and from DLPack from Python, zero copy (spec/bridges.md, "VTK").
+
+``export(array)`` gives a ``dlbridge.Tensor`` over a vtkDataArray's values that holds the array,
+for any DLPack consumer (``numpy.from_dlpack``, ``torch.from_dlpack``, ...).
+``adopt(obj)`` gives a new vtkDataArray over the memory of any DLPack producer, and drops the
+producer's hold exactly when VTK deletes the array.
+
+The same rules as the C++ bridge (``dlbridge/vtk.h``): AOS arrays of VTK's numeric types, the
+shape always ``(tuples, components)``; adopted tensors on the host, C-contiguous, 1-D or 2-D
+(components last), writable. Needs VTK's Python wrapping (Debian ``python3-vtk9``, or the
+``vtk`` wheel); only ``vtkmodules.vtkCommonCore`` is imported.
+"""
+import ctypes
+
+from . import _dlbridge
+
+try:
+    from vtkmodules import vtkCommonCore as _vtk
+except ImportError as error:  # pragma: no cover - depends on the machine
+    raise ImportError("dlbridge.vtk needs VTK's Python wrapping (vtkmodules.vtkCommonCore): "
+                      "install Debian's python3-vtk9 or `pip install vtk`") from error
+
+__all__ = ["export", "adopt"]
+
+_FLOATS = {_vtk.VTK_FLOAT: "float32", _vtk.VTK_DOUBLE: "float64"}
+_INTEGERS = (_vtk.VTK_CHAR, _vtk.VTK_SIGNED_CHAR, _vtk.VTK_UNSIGNED_CHAR, _vtk.VTK_SHORT,
+             _vtk.VTK_UNSIGNED_SHORT, _vtk.VTK_INT, _vtk.VTK_UNSIGNED_INT, _vtk.VTK_LONG,
+             _vtk.VTK_UNSIGNED_LONG, _vtk.VTK_LONG_LONG, _vtk.VTK_UNSIGNED_LONG_LONG,
+             _vtk.VTK_ID_TYPE)
+# Adopt's VTK type per dtype: int8 is VTK_SIGNED_CHAR (VTK_CHAR means text); 64-bit integers
+# are vtkTypeInt64Array / vtkTypeUInt64Array, whichever C type this build gives them.
+_ADOPT_TYPES = {
+    "int8": _vtk.VTK_SIGNED_CHAR, "int16": _vtk.VTK_SHORT, "int32": _vtk.VTK_INT,
+    "int64": _vtk.vtkTypeInt64Array().GetDataType(),
+    "uint8": _vtk.VTK_UNSIGNED_CHAR, "uint16": _vtk.VTK_UNSIGNED_SHORT,
+    "uint32": _vtk.VTK_UNSIGNED_INT, "uint64": _vtk.vtkTypeUInt64Array().GetDataType(),
+    "float32": _vtk.VTK_FLOAT, "float64": _vtk.VTK_DOUBLE,
+}
+_ID_DTYPE = "int%d" % (8 * _vtk.vtkIdTypeArray().GetDataTypeSize())
+
+
+def _dtype_of(array):
+    # The dtypes of VTK's numeric types (see VTK-1), per this platform's widths; the
+    # signedness of VTK_CHAR is the platform's char (VTK's own minimum says which).
+    vtk_type = array.GetDataType()
+    if vtk_type in _FLOATS:
+        return _FLOATS[vtk_type]
+    if vtk_type in _INTEGERS:
+        signed = array.GetDataTypeMin() < 0
+        return "%sint%d" % ("" if signed else "u", 8 * array.GetDataTypeSize())
+    if vtk_type == _vtk.VTK_BIT:
+        raise BufferError("dlbridge.vtk.export: a vtkBitArray packs 8 values per byte and DLPack "
+                          "has no bit-packed type; copy the values into a vtkUnsignedCharArray")
+    raise BufferError("dlbridge.vtk.export: %s of %s is not numeric; DLPack carries numbers only"
+                      % (array.GetClassName(), array.GetDataTypeAsString()))
+
+
+def export(array):
+    """A ``dlbridge.Tensor`` over ``array``'s values, zero copy, holding ``array``.
+
+    The data pointer is ``array.GetVoidPointer(0)``, the shape ``(GetNumberOfTuples(),
+    GetNumberOfComponents())`` even for one component, host memory. The tensor (and every DLPack
+    tensor exported from it) keeps ``array`` alive; the array is released when the last of them
+    goes. Raises TypeError for an object that is not a VTK array, BufferError for a non-numeric
+    array (vtkStringArray, vtkBitArray) and for an array whose values are not one interleaved
+    block (SOA or implicit arrays: DeepCopy them into an AOS array first).
+    """
+    if not isinstance(array, _vtk.vtkAbstractArray):
+        raise TypeError("dlbridge.vtk.export: expected a vtkDataArray, got %s"
+                        % type(array).__name__)
+    if not isinstance(array, _vtk.vtkDataArray):
+        _dtype_of(array)  # raises with the array's class and type
+    dtype = _dtype_of(array)
+    # One interleaved block only (see VTK-2): GetVoidPointer would copy anything else.
+    if not array.HasStandardMemoryLayout():
+        raise BufferError("dlbridge.vtk.export: %s's values are not one interleaved (AOS) block; "
+                          "DeepCopy it into an AOS array (e.g. vtkFloatArray) first"
+                          % array.GetClassName())
+    shape = (array.GetNumberOfTuples(), array.GetNumberOfComponents())
+    nbytes = shape[0] * shape[1] * array.GetDataTypeSize()
+    address = 0
+    if nbytes:
+        view = memoryview(array)  # VTK's buffer is the array's own memory: no copy
+        address = ctypes.addressof(ctypes.c_char.from_buffer(view))
+    descriptor = _dlbridge.MemoryDescriptor(address, nbytes if address else 0, "host")
+    # VTK-9: the descriptor holds the Python wrapper, and through it the VTK array.
+    descriptor.SetOwner(array)
+    return _dlbridge.Tensor(descriptor, dtype, shape)
+
+
+class _Hold:
+    """The adopted producer's tensor, dropped when VTK deletes the array (DeleteEvent)."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __call__(self, caller, event):
+        self.tensor = None  # the producer's deleter runs now, once
+
+
+def adopt(obj, *, id_type=False):
+    """A new vtkDataArray over the memory of ``obj``, any DLPack producer, zero copy.
+
+    ``obj`` is imported with ``dlbridge.from_dlpack`` (the whole ``__dlpack__`` protocol). A 1-D
+    tensor of n elements gives n tuples of one component, a 2-D (n, c) one n tuples of c
+    components. The producer's hold is dropped exactly when VTK deletes the array (its last
+    reference, from Python or C++), never before: the array's memory is the producer's for the
+    array's whole life. ``id_type=True`` gives a vtkIdTypeArray for a signed integer dtype of
+    vtkIdType's width. Raises BufferError for memory that is not on the CPU, read-only tensors
+    and dtypes VTK has no array of; ValueError for ndim other than 1 or 2 and non-contiguous
+    layouts. On any error the producer's tensor is dropped at once (nothing was adopted).
+    """
+    tensor = _dlbridge.from_dlpack(obj)
+    # VTK-10: what adopt accepts, as the C++ Adopt (see VTK-5); then the hold moves to the array.
+    if tensor.device[0] != _dlbridge.kDLCPU:
+        raise BufferError("dlbridge.vtk.adopt: the tensor is on device %r; a vtkDataArray holds "
+                          "host memory only: copy it to the host first" % (tensor.device,))
+    if tensor.ndim not in (1, 2):
+        raise ValueError("dlbridge.vtk.adopt: ndim is %d; accepted: 1 (one component) or 2 "
+                         "(tuples, components)" % tensor.ndim)
+    if not tensor.is_contiguous():
+        raise ValueError("dlbridge.vtk.adopt: the layout is not C-contiguous; a vtkDataArray "
+                         "stores its tuples one after another: copy the tensor first")
+    if tensor.readonly:
+        raise BufferError("dlbridge.vtk.adopt: the tensor is read-only and a vtkDataArray is "
+                          "always writable; copy it first")
+    dtype = tensor.dtype
+    if dtype not in _ADOPT_TYPES:
+        raise BufferError("dlbridge.vtk.adopt: dtype %r has no VTK array; accepted: %s"
+                          % (dtype, ", ".join(sorted(_ADOPT_TYPES))))
+    vtk_type = _vtk.VTK_ID_TYPE if id_type and dtype == _ID_DTYPE else _ADOPT_TYPES[dtype]
+    array = _vtk.vtkDataArray.CreateDataArray(vtk_type)
+    array.SetNumberOfComponents(tensor.shape[1] if tensor.ndim == 2 else 1)
+    count = 1
+    for extent in tensor.shape:
+        count *= extent
+    if count == 0 or tensor.data_ptr() == 0:
+        return array  # no memory to keep: the producer's tensor drops here
+    memory = (ctypes.c_char * tensor.nbytes).from_address(tensor.data_ptr())
+    array.SetVoidArray(memory, count, 1)  # save=1: VTK never frees the producer's memory
+    array.AddObserver(_vtk.vtkCommand.DeleteEvent, _Hold(tensor))
+    return array

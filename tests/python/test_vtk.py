@@ -1,0 +1,244 @@
+"""VTK <-> DLPack from Python through dlbridge.vtk (spec/bridges.md VTK-9, VTK-10): zero copy
+(addresses compared) and exact lifetimes (the VTK array dies when its last consumer lets go; an
+adopted producer is released exactly when VTK deletes the array)."""
+import ctypes
+import gc
+import unittest
+
+import dlbridge
+from support import ReleaseCounter, address_of
+
+try:
+    from vtkmodules import vtkCommonCore as vtk
+    import dlbridge.vtk as dvtk
+    VTK_ERROR = None
+except Exception as e:  # pragma: no cover
+    vtk = None
+    VTK_ERROR = e
+
+try:
+    import numpy as np
+except Exception:  # pragma: no cover
+    np = None
+try:
+    import torch
+except Exception:  # pragma: no cover
+    torch = None
+
+
+def pointer_of(array):
+    """The address VTK reports for element zero (its mangled `_<hex>_p_void`)."""
+    text = array.GetVoidPointer(0)
+    return int(text[1:text.index("_p_")], 16)
+
+
+class DeleteCounter:
+    """Counts vtkCommand::DeleteEvent on the arrays it observes (holds no array)."""
+
+    def __init__(self):
+        self.deletes = 0
+
+    def observe(self, array):
+        array.AddObserver(vtk.vtkCommand.DeleteEvent, self._deleted)
+
+    def _deleted(self, caller, event):
+        self.deletes += 1
+
+
+def filled(cls, tuples, components):
+    array = cls()
+    array.SetNumberOfComponents(components)
+    array.SetNumberOfTuples(tuples)
+    for i in range(tuples * components):
+        array.SetValue(i, i % 100)
+    return array
+
+
+@unittest.skipIf(vtk is None, f"VTK's Python wrapping is not importable ({VTK_ERROR}); "
+                              "scripts/setup installs python3-vtk9")
+class VtkExport(unittest.TestCase):
+    CLASSES = {
+        "vtkSignedCharArray": "int8", "vtkUnsignedCharArray": "uint8", "vtkShortArray": "int16",
+        "vtkUnsignedShortArray": "uint16", "vtkIntArray": "int32", "vtkUnsignedIntArray": "uint32",
+        "vtkLongLongArray": "int64", "vtkUnsignedLongLongArray": "uint64",
+        "vtkTypeInt64Array": "int64", "vtkTypeUInt64Array": "uint64",
+        "vtkFloatArray": "float32", "vtkDoubleArray": "float64",
+    }
+
+    def test_vtk9_every_numeric_array_exports_zero_copy(self):
+        for name, dtype in self.CLASSES.items():
+            with self.subTest(array=name):
+                array = filled(getattr(vtk, name), 5, 3)
+                tensor = dvtk.export(array)
+                self.assertEqual(tensor.dtype, dtype)
+                self.assertEqual(tensor.shape, (5, 3))
+                self.assertEqual(tensor.data_ptr(), pointer_of(array))
+                if np is not None:
+                    view = np.from_dlpack(tensor)
+                    self.assertEqual(view.ctypes.data, pointer_of(array))
+                    self.assertEqual(view[4, 2], array.GetComponent(4, 2))
+
+    def test_vtk9_platform_widths_and_one_component(self):
+        self.assertEqual(dvtk.export(vtk.vtkIdTypeArray()).dtype,
+                         "int%d" % (8 * vtk.vtkIdTypeArray().GetDataTypeSize()))
+        self.assertEqual(dvtk.export(vtk.vtkLongArray()).dtype,
+                         "int%d" % (8 * ctypes.sizeof(ctypes.c_long)))
+        char = dvtk.export(vtk.vtkCharArray()).dtype
+        self.assertEqual(char, "int8" if vtk.vtkCharArray().GetDataTypeMin() < 0 else "uint8")
+        scalars = filled(vtk.vtkFloatArray, 4, 1)
+        self.assertEqual(dvtk.export(scalars).shape, (4, 1))
+        self.assertEqual(dvtk.export(vtk.vtkDoubleArray()).shape, (0, 1))
+
+    def test_vtk9_refuses_non_numeric_soa_and_non_arrays(self):
+        strings = vtk.vtkStringArray()
+        strings.InsertNextValue("a")
+        with self.assertRaisesRegex(BufferError, "vtkStringArray of string is not numeric"):
+            dvtk.export(strings)
+        with self.assertRaisesRegex(BufferError, "vtkBitArray packs 8 values per byte"):
+            dvtk.export(vtk.vtkBitArray())
+        soa = vtk.vtkSOADataArrayTemplate["float32"]()
+        soa.SetNumberOfComponents(2)
+        soa.SetNumberOfTuples(3)
+        with self.assertRaisesRegex(BufferError, "not one interleaved \\(AOS\\) block"):
+            dvtk.export(soa)
+        with self.assertRaisesRegex(TypeError, "expected a vtkDataArray, got list"):
+            dvtk.export([1.0, 2.0])
+
+    @unittest.skipIf(np is None, "numpy is not importable")
+    def test_vtk9_the_array_lives_until_the_last_numpy_consumer(self):
+        counter = DeleteCounter()
+        array = filled(vtk.vtkDoubleArray, 6, 2)
+        counter.observe(array)
+        address = pointer_of(array)
+        first = np.from_dlpack(dvtk.export(array))
+        second = np.from_dlpack(dvtk.export(array))
+        del array
+        gc.collect()
+        self.assertEqual(counter.deletes, 0)
+        self.assertEqual(first.ctypes.data, address)
+        self.assertEqual(first[5, 1], 11.0)
+        del first
+        gc.collect()
+        self.assertEqual(counter.deletes, 0)
+        del second
+        gc.collect()
+        self.assertEqual(counter.deletes, 1)
+
+    @unittest.skipIf(torch is None, "torch is not importable")
+    def test_vtk9_the_array_lives_until_the_torch_consumer(self):
+        counter = DeleteCounter()
+        array = filled(vtk.vtkFloatArray, 4, 3)
+        counter.observe(array)
+        address = pointer_of(array)
+        consumer = torch.from_dlpack(dvtk.export(array))
+        del array
+        gc.collect()
+        self.assertEqual(counter.deletes, 0)
+        self.assertEqual(consumer.data_ptr(), address)
+        self.assertEqual(consumer[3, 2].item(), 11.0)
+        consumer[0, 0] = 42.0  # one memory: the VTK array sees torch's writes
+        del consumer
+        gc.collect()
+        self.assertEqual(counter.deletes, 1)
+
+
+@unittest.skipIf(vtk is None, f"VTK's Python wrapping is not importable ({VTK_ERROR}); "
+                              "scripts/setup installs python3-vtk9")
+class VtkAdopt(unittest.TestCase):
+    def counted_tensor(self, counter, values, dtype="float32", shape=None):
+        """A dlbridge.Tensor over `values` (a ctypes array) whose release `counter` counts."""
+        descriptor = dlbridge.MemoryDescriptor(address_of(values), ctypes.sizeof(values), "host")
+        descriptor.SetReleaseAddress(counter.address, 0)
+        return dlbridge.Tensor(descriptor, dtype, shape or (len(values),))
+
+    def test_vtk10_release_runs_exactly_when_vtk_deletes_the_array(self):
+        counter = ReleaseCounter()
+        values = (ctypes.c_float * 6)(1, 2, 3, 4, 5, 6)
+        producer = self.counted_tensor(counter, values, shape=(3, 2))
+        array = dvtk.adopt(producer)
+        del producer
+        gc.collect()
+        self.assertEqual(array.GetClassName(), "vtkFloatArray")
+        self.assertEqual((array.GetNumberOfTuples(), array.GetNumberOfComponents()), (3, 2))
+        self.assertEqual(pointer_of(array), address_of(values))
+        self.assertEqual(array.GetComponent(2, 1), 6.0)
+        self.assertEqual(counter.calls, 0)
+        # Held by C++ only (a vtkCollection): the Python wrapper's death changes nothing.
+        collection = vtk.vtkCollection()
+        collection.AddItem(array)
+        del array
+        gc.collect()
+        self.assertEqual(counter.calls, 0)
+        collection.RemoveAllItems()  # VTK deletes the array: the release runs now, once
+        self.assertEqual(counter.calls, 1)
+        del collection
+        gc.collect()
+        self.assertEqual(counter.calls, 1)
+
+    @unittest.skipIf(np is None, "numpy is not importable")
+    def test_vtk10_numpy_producer(self):
+        import sys
+        x = np.arange(12, dtype=np.int32).reshape(4, 3)
+        references = sys.getrefcount(x)
+        array = dvtk.adopt(x)
+        self.assertEqual(array.GetClassName(), "vtkIntArray")
+        self.assertEqual(pointer_of(array), x.ctypes.data)
+        x[3, 2] = 99
+        self.assertEqual(array.GetComponent(3, 2), 99.0)
+        self.assertGreater(sys.getrefcount(x), references)  # the producer is held
+        del array
+        gc.collect()
+        self.assertEqual(sys.getrefcount(x), references)  # released with the array
+
+    @unittest.skipIf(torch is None, "torch is not importable")
+    def test_vtk10_torch_producer_and_id_type(self):
+        ids = torch.arange(8, dtype=torch.int64)
+        array = dvtk.adopt(ids, id_type=True)
+        self.assertEqual(array.GetClassName(), "vtkIdTypeArray")
+        self.assertEqual(pointer_of(array), ids.data_ptr())
+        self.assertEqual(array.GetValue(7), 7)
+        plain = dvtk.adopt(torch.ones(2, 3, dtype=torch.float64))
+        self.assertEqual(plain.GetClassName(), "vtkDoubleArray")
+        self.assertEqual(plain.GetNumberOfComponents(), 3)
+
+    def test_vtk10_refusals_drop_the_import_at_once(self):
+        cases = [
+            ((4, 1, 1), "float32", None, ValueError, "ndim is 3; accepted: 1"),
+            ((4,), "float16", None, BufferError, "dtype 'float16' has no VTK array"),
+            ((2, 2), "float32", (1, 2), ValueError, "not C-contiguous"),
+            ((4,), "float32", "readonly", BufferError, "the tensor is read-only"),
+        ]
+        for shape, dtype, extra, error, text in cases:
+            with self.subTest(text=text):
+                counter = ReleaseCounter()
+                values = (ctypes.c_float * 4)()
+                descriptor = dlbridge.MemoryDescriptor(address_of(values), 16, "host")
+                descriptor.SetReleaseAddress(counter.address, 0)
+                strides = extra if isinstance(extra, tuple) else None
+                producer = dlbridge.Tensor(descriptor, dtype, shape, strides)
+                if extra == "readonly":
+                    producer.flags = dlbridge.FLAG_READ_ONLY
+                with self.assertRaisesRegex(error, text):
+                    dvtk.adopt(producer)
+                del producer
+                gc.collect()
+                self.assertEqual(counter.calls, 1)
+
+    def test_vtk10_round_trip_shares_memory_and_lifetimes(self):
+        counter = DeleteCounter()
+        source = filled(vtk.vtkFloatArray, 3, 2)
+        counter.observe(source)
+        address = pointer_of(source)
+        adopted = dvtk.adopt(dvtk.export(source))
+        self.assertEqual(pointer_of(adopted), address)
+        del source
+        gc.collect()
+        self.assertEqual(counter.deletes, 0)
+        self.assertEqual(adopted.GetComponent(2, 1), 5.0)
+        del adopted
+        gc.collect()
+        self.assertEqual(counter.deletes, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
