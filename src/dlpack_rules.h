@@ -8,6 +8,7 @@
 // import costs the comparisons and nothing else.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -295,6 +296,11 @@ bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t star
 template <class Sink>
 void CheckAlignment(Sink& sink, uintptr_t base, uint64_t byte_offset);
 
+/// Whether import, export and re-export try their fast paths first (testing::SetFastPaths
+/// turns them off, so that a test can compare both ways). In src/dlpack_rules.cpp.
+extern std::atomic<bool> g_fast_paths;
+inline bool FastPathsOn() noexcept { return g_fast_paths.load(std::memory_order_relaxed); }
+
 /// The fast path of import and export (issue 17): one pass over shape and strides that copies
 /// them to `dims` (shape then strides; nullptr: no copy) and computes the span, for the common
 /// case only: ndim extents >= 1, whole-byte elements, no product or sum overflowing int64.
@@ -549,6 +555,7 @@ bool ComputeSpan(Sink& sink, DLDataType dtype, uint64_t flags, int32_t ndim, con
 
 inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape, const int64_t* strides,
                      int64_t* dims, ByteSpan* out) noexcept {
+  // RT-5: accepts a subset of what the rules accept, with their span; the rest goes to them.
   const int64_t elementBits = int64_t{dtype.bits} * dtype.lanes;
   if (elementBits % 8 != 0) return false;  // packed or padded sub-byte: the rules decide
   // From the last dimension back: while the strides are the C-contiguous ones (or the extent

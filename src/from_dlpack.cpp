@@ -206,7 +206,6 @@ constexpr ReleaseFunction kImportRelease =
 template <class Managed>
 [[gnu::noinline]] void ImportFully(const char* where, Managed* managed,
                                    const ImportOptions& options, Tensor& result) {
-  constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
   if (managed == nullptr) {  // IMP-3: nothing to consume
     Fail(ErrorCode::kInvalidArgument, std::string(where) + ": the managed tensor is null");
   }
@@ -254,7 +253,7 @@ template <class Managed>
 template <class Managed>
 Tensor Import(const char* where, Managed* managed, const ImportOptions& options) {
   Tensor result;
-  if (managed != nullptr && TryFastImport(*managed, options, result)) {
+  if (managed != nullptr && detail::FastPathsOn() && TryFastImport(*managed, options, result)) {
     // IMP-1 as in ImportFully: the deleter becomes the release; IMP-3: or none.
     if (managed->deleter != nullptr) {
       detail::DescriptorAccess::Arm(result.descriptor, kImportRelease<Managed>, managed);

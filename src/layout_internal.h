@@ -30,7 +30,7 @@ struct LayoutAccess {
     layout.ndim_ = ndim;
   }
   /// Storage for `ndim` dimensions in a fresh layout (no heap block yet): its inline array,
-  /// or (LAY-3's heap case, see LAY-3) a block the layout now owns and frees, for a fast path
+  /// or (past kInlineDims: see LAY-3) a block the layout now owns and frees, for a fast path
   /// that writes shape and strides while it checks them. nullptr when the layout is not fresh
   /// or the block cannot be allocated (the full path then reports it).
   static int64_t* Storage(TensorLayout& layout, int32_t ndim) noexcept {

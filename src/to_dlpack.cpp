@@ -181,7 +181,7 @@ bool FastExportFacts(const Tensor& tensor, const ExportOptions& options, bool le
 ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
                         bool legacy) {
   ExportFacts facts;
-  if (FastExportFacts(tensor, options, legacy, &facts)) return facts;
+  if (FastPathsOn() && FastExportFacts(tensor, options, legacy, &facts)) return facts;
   return CheckExportFully(where, tensor, options, legacy);
 }
 
@@ -302,7 +302,8 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed* original,
   // The layout is the original's, which import validated: this cannot throw. FastSpan covers
   // the common layouts; the rest (empty, sub-byte) take the rule itself.
   detail::ByteSpan span;
-  if (!detail::FastSpan(t.dtype, t.ndim, t.shape, t.strides, nullptr, &span)) {
+  if (!detail::FastPathsOn() ||
+      !detail::FastSpan(t.dtype, t.ndim, t.shape, t.strides, nullptr, &span)) {
     span = detail::ComputeSpanOrThrow(
         std::is_same_v<Managed, DLManagedTensor> ? "ToDLPack" : "ToDLPackVersioned", t.dtype, flags,
         t.ndim, t.shape, t.strides);
