@@ -308,8 +308,9 @@ inline bool FastPathsOn() noexcept { return g_fast_paths.load(std::memory_order_
 /// overflow): the caller then runs the rules (CheckShape, ComputeSpan), which decide and word
 /// every error. It enforces nothing, only recognises layouts the rules accept (see IMP-8,
 /// see IMP-10), with the same span as ComputeSpan's.
-inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape, const int64_t* strides,
-                     int64_t* dims, ByteSpan* out) noexcept;
+[[gnu::always_inline]] inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape,
+                                            const int64_t* strides, int64_t* dims,
+                                            ByteSpan* out) noexcept;
 
 /// The throwing forms the exporter uses (see EXP-13, see EXP-9): ThrowSink(where) over the rules
 /// above.
@@ -553,8 +554,9 @@ bool ComputeSpan(Sink& sink, DLDataType dtype, uint64_t flags, int32_t ndim, con
   return true;
 }
 
-inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape, const int64_t* strides,
-                     int64_t* dims, ByteSpan* out) noexcept {
+[[gnu::always_inline]] inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape,
+                                            const int64_t* strides, int64_t* dims,
+                                            ByteSpan* out) noexcept {
   // RT-5: accepts a subset of what the rules accept, with their span; the rest goes to them.
   const int64_t elementBits = int64_t{dtype.bits} * dtype.lanes;
   if (elementBits % 8 != 0) return false;  // packed or padded sub-byte: the rules decide
