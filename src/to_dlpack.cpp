@@ -102,7 +102,9 @@ void FailExportBlock(const char* where, const char* what) {
 
 namespace {
 
-// The device a host descriptor exports as by default (the device map's row for it), read once.
+// The device a host descriptor exports as by default (the device map's row for it), read once
+// at load. Null until then (an export from another library's static initialiser): the fast
+// path then declines.
 const DeviceTypeInfo* const kHostDefaultRow = FindDeviceType(DefaultDeviceType(MemorySpace::kHost));
 
 // The common export (issue 17): a host tensor with a hold, elements and whole-byte elements,
@@ -126,6 +128,7 @@ bool FastExportFacts(const Tensor& tensor, const ExportOptions& options, bool le
     return false;
   }
   const DeviceTypeInfo* row = kHostDefaultRow;
+  if (row == nullptr) return false;
   DLDevice device{};
   if (tensor.device.device_type != 0) {  // a type of the host space, and no contradicting id
     row = FindDeviceType(tensor.device.device_type);
