@@ -7,9 +7,12 @@
 #include <string>
 
 #include "dlbridge/tensor_layout.h"
+#include "dlbridge/testing.h"
 
 namespace dlbridge {
 namespace detail {
+
+std::atomic<bool> g_fast_paths{true};
 
 // ---- Sinks ----
 
@@ -77,4 +80,10 @@ ByteSpan ComputeSpanOrThrow(const char* where, DLDataType dtype, uint64_t flags,
 }
 
 }  // namespace detail
+
+namespace testing {
+
+void SetFastPaths(bool on) noexcept { detail::g_fast_paths.store(on); }
+
+}  // namespace testing
 }  // namespace dlbridge

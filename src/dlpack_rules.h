@@ -8,6 +8,7 @@
 // import costs the comparisons and nothing else.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -206,13 +207,20 @@ inline uint64_t KnownFlags() noexcept {
 }
 inline bool IsKnownDtypeCode(uint8_t code) noexcept { return FindDtype(code) != nullptr; }
 inline int DtypeCodeCount() noexcept { return static_cast<int>(kDtypeCount); }
-inline bool DtypeBitsValid(uint8_t code, uint8_t bits) noexcept {
-  const DtypeRow* row = FindDtype(code);
-  if (row == nullptr) return false;
-  for (uint8_t b : row->bits) {
-    if (b != 0 && b == bits) return true;
+// kDtypes' bits lists as one table, [code][bits]: the check is one load, not a walk.
+struct DtypeBitsTable {
+  bool accepted[kDtypeCount][256] = {};
+  constexpr DtypeBitsTable() {
+    for (size_t code = 0; code < kDtypeCount; ++code) {
+      for (uint8_t b : kDtypes[code].bits) {
+        if (b != 0) accepted[code][b] = true;
+      }
+    }
   }
-  return false;
+};
+inline constexpr DtypeBitsTable kDtypeBits{};
+inline bool DtypeBitsValid(uint8_t code, uint8_t bits) noexcept {
+  return code < kDtypeCount && kDtypeBits.accepted[code][bits];
 }
 inline bool IsPackedSubByte(DLDataType dtype, uint64_t flags) noexcept {
   const int64_t elementBits = int64_t{dtype.bits} * dtype.lanes;
@@ -287,6 +295,22 @@ bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t star
 /// CONF-ALIGN (the checker only): data is 256-byte aligned.
 template <class Sink>
 void CheckAlignment(Sink& sink, uintptr_t base, uint64_t byte_offset);
+
+/// Whether import, export and re-export try their fast paths first (testing::SetFastPaths
+/// turns them off, so that a test can compare both ways). In src/dlpack_rules.cpp.
+extern std::atomic<bool> g_fast_paths;
+inline bool FastPathsOn() noexcept { return g_fast_paths.load(std::memory_order_relaxed); }
+
+/// The fast path of import and export (issue 17): one pass over shape and strides that copies
+/// them to `dims` (shape then strides; nullptr: no copy) and computes the span, for the common
+/// case only: ndim extents >= 1, whole-byte elements, no product or sum overflowing int64.
+/// False whenever that is not proven (an extent 0 or negative, packed sub-byte elements, any
+/// overflow): the caller then runs the rules (CheckShape, ComputeSpan), which decide and word
+/// every error. It enforces nothing, only recognises layouts the rules accept (see IMP-8,
+/// see IMP-10), with the same span as ComputeSpan's.
+[[gnu::always_inline]] inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape,
+                                            const int64_t* strides, int64_t* dims,
+                                            ByteSpan* out) noexcept;
 
 /// The throwing forms the exporter uses (see EXP-13, see EXP-9): ThrowSink(where) over the rules
 /// above.
@@ -524,6 +548,58 @@ bool ComputeSpan(Sink& sink, DLDataType dtype, uint64_t flags, int32_t ndim, con
       MulOverflows(elements, itemBytes, &span.bytes)) {  // IMP-10
     sink.Report(Rule::kOverflow,
                 [] { return std::string("the layout's extent in bytes overflows int64"); });
+    return false;
+  }
+  *out = span;
+  return true;
+}
+
+[[gnu::always_inline]] inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape,
+                                            const int64_t* strides, int64_t* dims,
+                                            ByteSpan* out) noexcept {
+  // RT-5: accepts a subset of what the rules accept, with their span; the rest goes to them.
+  const int64_t elementBits = int64_t{dtype.bits} * dtype.lanes;
+  if (elementBits % 8 != 0) return false;  // packed or padded sub-byte: the rules decide
+  // From the last dimension back: while the strides are the C-contiguous ones (or the extent
+  // is 1), the count is the whole reach and no stride product is needed. From the first other
+  // stride on, each dimension's reach is added to the low or high end. The reach sums have one
+  // sign each (lo <= 0 <= hi), so whether they overflow does not depend on the order of the
+  // dimensions: this accepts exactly what ComputeSpan accepts, with the same span.
+  int32_t i = ndim - 1;
+  int64_t count = 1;
+  for (; i >= 0; --i) {
+    const int64_t extent = shape[i];
+    const int64_t stride = strides[i];
+    if (dims != nullptr) {
+      dims[i] = extent;
+      dims[ndim + i] = stride;
+    }
+    if (extent < 1) return false;
+    if (stride != count && extent != 1) break;
+    if (MulOverflows(count, extent, &count)) return false;
+  }
+  int64_t lo = 0;
+  int64_t hi = count - 1;
+  for (; i >= 0; --i) {  // strided (dimension i was copied above; copying it again is harmless)
+    const int64_t extent = shape[i];
+    const int64_t stride = strides[i];
+    if (dims != nullptr) {
+      dims[i] = extent;
+      dims[ndim + i] = stride;
+    }
+    int64_t reach = 0;
+    if (extent < 1 || MulOverflows(count, extent, &count) ||
+        MulOverflows(stride, extent - 1, &reach)) {
+      return false;
+    }
+    if (reach < 0 ? AddOverflows(lo, reach, &lo) : AddOverflows(hi, reach, &hi)) return false;
+  }
+  const int64_t itemBytes = elementBits / 8;
+  int64_t elements = 0;
+  ByteSpan span;
+  span.count = count;
+  if (AddOverflows(hi, 1, &elements) || SubOverflows(elements, lo, &elements) ||
+      MulOverflows(lo, itemBytes, &span.low) || MulOverflows(elements, itemBytes, &span.bytes)) {
     return false;
   }
   *out = span;

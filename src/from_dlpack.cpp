@@ -144,9 +144,68 @@ uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* h
   return reinterpret_cast<uintptr_t>(info.contents);
 }
 
+// The common import (issue 17): a host tensor of at most kInlineDims dimensions, with strides,
+// that every rule accepts, proven in one pass over shape and strides (FastSpan) that writes
+// them into `result` as it goes. False when anything is unusual or wrong, with `result` still a
+// fresh Tensor but for its inline storage: the full sequence then runs and decides, and words
+// every error. Nothing here enforces a rule; each test below only recognises what the rules
+// accept: see IMP-4, see IMP-5, see IMP-6, see IMP-7, see IMP-9, see IMP-12, see IMP-15,
+// see DEV-1, see DEV-3, see IMP-11 and see IMP-10 (CheckByteOffset, CheckAddress).
 template <class Managed>
-Tensor Import(const char* where, Managed* managed, const ImportOptions& options) {
+bool TryFastImport(const Managed& managed, const ImportOptions& options, Tensor& result) noexcept {
   constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
+  const DLTensor& t = managed.dl_tensor;
+  uint64_t flags = 0;
+  if constexpr (!kLegacy) {
+    if (managed.version.major != 1 || (managed.flags & ~detail::KnownFlags()) != 0) return false;
+    flags = managed.flags;
+  } else if (options.legacy_read_only) {
+    flags = DLPACK_FLAG_BITMASK_READ_ONLY;
+  }
+  if (static_cast<uint32_t>(t.ndim) > static_cast<uint32_t>(TensorLayout::kMaxDims) ||
+      (t.ndim > 0 && (t.shape == nullptr || t.strides == nullptr)) || t.dtype.lanes == 0 ||
+      !detail::DtypeBitsValid(t.dtype.code, t.dtype.bits) || t.data == nullptr ||
+      t.byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+      (options.require_writable && (flags & DLPACK_FLAG_BITMASK_READ_ONLY))) {
+    return false;
+  }
+  const DeviceTypeInfo* row = FindDeviceType(static_cast<int32_t>(t.device.device_type));
+  if (row == nullptr || row->import != DeviceImport::kSpace || row->space != MemorySpace::kHost ||
+      (!row->id_is_zero && t.device.device_id < 0)) {
+    return false;  // the other devices need their route (RouteDevice) and verification
+  }
+  int64_t* dims = detail::LayoutAccess::Storage(result.layout, t.ndim);
+  detail::ByteSpan span;
+  int64_t start = 0;
+  if (dims == nullptr || !detail::FastSpan(t.dtype, t.ndim, t.shape, t.strides, dims, &span) ||
+      detail::AddOverflows(static_cast<int64_t>(t.byte_offset), span.low, &start)) {
+    return false;
+  }
+  const uintptr_t base = reinterpret_cast<uintptr_t>(t.data);
+  const uintptr_t first = base + static_cast<uintptr_t>(start);
+  if ((start < 0 ? first > base : first < base) || first == 0 ||
+      first + static_cast<uintptr_t>(span.bytes) < first ||
+      first > static_cast<uintptr_t>(std::numeric_limits<int64_t>::max())) {
+    return false;
+  }
+  detail::LayoutAccess::SetInline(result.layout, t.dtype, t.ndim, static_cast<uint64_t>(-span.low));
+  result.device = DLDevice{t.device.device_type, row->id_is_zero ? 0 : t.device.device_id};
+  result.flags = flags;
+  detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(first), span.bytes,
+                                     MemorySpace::kHost);
+  return true;
+}
+
+template <class Managed>
+constexpr ReleaseFunction kImportRelease =
+    std::is_same_v<Managed, DLManagedTensor> ? &detail::ReleaseImportedLegacy
+                                             : &detail::ReleaseImportedVersioned;
+
+// The full sequence, out of line so that the fast path's frame stays small: every rule through
+// the ThrowSink, the device route, and `result` (fresh but for its inline storage) filled.
+template <class Managed>
+[[gnu::noinline]] void ImportFully(const char* where, Managed* managed,
+                                   const ImportOptions& options, Tensor& result) {
   if (managed == nullptr) {  // IMP-3: nothing to consume
     Fail(ErrorCode::kInvalidArgument, std::string(where) + ": the managed tensor is null");
   }
@@ -162,7 +221,6 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
 
   // Step 3, describe: the reachable bytes become the descriptor (IMP-14).
   const DLTensor& t = managed->dl_tensor;
-  Tensor result;
   detail::LayoutAccess::Fill(result.layout, t.dtype, t.ndim, t.shape, t.strides);
   result.device = t.device;
   if (checked.row->id_is_zero) result.device.device_id = 0;            // DEV-3
@@ -187,11 +245,22 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
     result.descriptor.SetMemorySpace(checked.row->space);
   }
   if (managed->deleter != nullptr) {  // IMP-1: the deleter becomes the release; IMP-3: or none
-    constexpr ReleaseFunction kRelease =
-        kLegacy ? &detail::ReleaseImportedLegacy : &detail::ReleaseImportedVersioned;
-    detail::DescriptorAccess::Arm(result.descriptor, kRelease, managed);
+    detail::DescriptorAccess::Arm(result.descriptor, kImportRelease<Managed>, managed);
   }
   guard.managed = nullptr;
+}
+
+template <class Managed>
+Tensor Import(const char* where, Managed* managed, const ImportOptions& options) {
+  Tensor result;
+  if (managed != nullptr && detail::FastPathsOn() && TryFastImport(*managed, options, result)) {
+    // IMP-1 as in ImportFully: the deleter becomes the release; IMP-3: or none.
+    if (managed->deleter != nullptr) {
+      detail::DescriptorAccess::Arm(result.descriptor, kImportRelease<Managed>, managed);
+    }
+    return result;
+  }
+  ImportFully(where, managed, options, result);
   return result;
 }
 

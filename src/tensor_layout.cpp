@@ -14,9 +14,6 @@
 
 namespace dlbridge {
 
-// LAY-1: a default layout is 0-d float32: one element.
-TensorLayout::TensorLayout() noexcept : dtype_{kDLFloat, 32, 1}, dims_(inline_) {}
-
 TensorLayout::TensorLayout(DLDataType dtype, std::vector<int64_t> shape,
                            std::vector<int64_t> strides, uint64_t byteOffset)
     : dtype_(dtype), byteOffset_(byteOffset), dims_(inline_) {
@@ -127,8 +124,6 @@ void TensorLayout::Release() noexcept {
   if (dims_ != inline_) std::free(dims_);
   dims_ = inline_;
 }
-
-TensorLayout::~TensorLayout() { Release(); }
 
 TensorLayout::TensorLayout(const TensorLayout& other)
     : dtype_(other.dtype_), byteOffset_(other.byteOffset_), dims_(inline_) {

@@ -4,7 +4,6 @@
 #include "dlbridge/to_dlpack.h"
 
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <new>
@@ -101,9 +100,98 @@ void FailExportBlock(const char* where, const char* what) {
   Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not " + what + " the export block");
 }
 
+namespace {
+
+// The device a host descriptor exports as by default (the device map's row for it), read once
+// at load. Null until then (an export from another library's static initialiser): the fast
+// path then declines.
+const DeviceTypeInfo* const kHostDefaultRow = FindDeviceType(DefaultDeviceType(MemorySpace::kHost));
+
+// The common export (issue 17): a host tensor with a hold, elements and whole-byte elements,
+// that every export check accepts, proven with one pass over shape and strides (FastSpan). False
+// when anything is unusual or wrong: CheckExport's full sequence then decides, and words every
+// error. Nothing here enforces a rule; each test only recognises what the checks accept:
+// see MD-15, see EXP-3, see EXP-13, see EXP-7, see EXP-10, see GPU-8, see EXP-9, see EXP-18,
+// see EXP-17.
+bool FastExportFacts(const Tensor& tensor, const ExportOptions& options, bool legacy,
+                     ExportFacts* out) noexcept {
+  const MemoryDescriptor& descriptor = tensor.descriptor;
+  const TensorLayout& layout = tensor.layout;
+  const DLDataType dtype = layout.Dtype();
+  const uint64_t flags = PublishedFlags(tensor, options);
+  if (descriptor.GetMemorySpaceKind() != MemorySpace::kHost ||
+      (!descriptor.HasOwnership() && !options.allow_unowned) ||
+      (tensor.flags & ~detail::KnownFlags()) != 0 ||
+      (legacy && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) || dtype.lanes == 0 ||
+      !detail::DtypeBitsValid(dtype.code, dtype.bits) ||
+      layout.ByteOffset() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return false;
+  }
+  const DeviceTypeInfo* row = kHostDefaultRow;
+  if (row == nullptr) return false;
+  DLDevice device{};
+  if (tensor.device.device_type != 0) {  // a type of the host space, and no contradicting id
+    row = FindDeviceType(tensor.device.device_type);
+    if (row == nullptr || !row->exported || row->space != MemorySpace::kHost ||
+        (options.device_id >= 0 && options.device_id != tensor.device.device_id)) {
+      return false;
+    }
+    device = tensor.device;
+  } else {
+    device.device_type = static_cast<DLDeviceType>(row->device_type);
+    device.device_id = options.device_id;
+  }
+  if (row->id_is_zero) {
+    if (device.device_id > 0) return false;
+    device.device_id = 0;
+  }
+  if (!row->address_arithmetic) return false;
+  detail::ByteSpan span;
+  int64_t start = 0;
+  int64_t end = 0;
+  if (!detail::FastSpan(dtype, layout.Ndim(), layout.Shape().data, layout.Strides().data, nullptr,
+                        &span) ||
+      detail::AddOverflows(static_cast<int64_t>(layout.ByteOffset()), span.low, &start) ||
+      detail::AddOverflows(start, span.bytes, &end) || start < 0 ||
+      end > descriptor.GetSizeInBytes()) {
+    return false;
+  }
+  const uintptr_t pointer = static_cast<uintptr_t>(descriptor.GetPointer());
+  const uintptr_t first = pointer + static_cast<uintptr_t>(start);
+  if (first < pointer || first == 0 || first + static_cast<uintptr_t>(span.bytes) < first ||
+      first > static_cast<uintptr_t>(std::numeric_limits<int64_t>::max())) {
+    return false;
+  }
+  out->device = device;
+  out->flags = flags;
+  if (options.keep_byte_offset) {
+    out->data = reinterpret_cast<void*>(pointer);
+    out->byte_offset = layout.ByteOffset();
+  } else {
+    out->data = reinterpret_cast<void*>(pointer + static_cast<uintptr_t>(layout.ByteOffset()));
+    out->byte_offset = 0;
+  }
+  return true;
+}
+
+// The full sequence, out of line: everything the fast path does not prove, and every error.
+[[gnu::noinline]] ExportFacts CheckExportFully(const char* where, const Tensor& tensor,
+                                               const ExportOptions& options, bool legacy);
+
+}  // namespace
+
 // The checks of both exports.
 ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
                         bool legacy) {
+  ExportFacts facts;
+  if (FastPathsOn() && FastExportFacts(tensor, options, legacy, &facts)) return facts;
+  return CheckExportFully(where, tensor, options, legacy);
+}
+
+namespace {
+
+ExportFacts CheckExportFully(const char* where, const Tensor& tensor, const ExportOptions& options,
+                             bool legacy) {
   const MemoryDescriptor& descriptor = tensor.descriptor;
   detail::CheckMemorySpace(where, descriptor.GetMemorySpaceKind());  // see MD-15
   if (!descriptor.HasOwnership() && !options.allow_unowned) {        // EXP-3
@@ -174,6 +262,7 @@ ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOpt
   return facts;
 }
 
+}  // namespace
 }  // namespace detail
 
 namespace {
@@ -201,10 +290,10 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed* original,
     return false;
   }
   if (t.ndim > 0 && t.strides == nullptr) return false;  // ours always carry strides
-  const size_t n = static_cast<size_t>(t.ndim);
-  if (n > 0 && (std::memcmp(t.shape, layout.Shape().data, n * sizeof(int64_t)) != 0 ||
-                std::memcmp(t.strides, layout.Strides().data, n * sizeof(int64_t)) != 0)) {
-    return false;
+  const int64_t* shape = layout.Shape().data;
+  const int64_t* strides = layout.Strides().data;
+  for (int32_t i = 0; i < t.ndim; ++i) {  // one loop, not two memcmp calls: ndim is small
+    if (t.shape[i] != shape[i] || t.strides[i] != strides[i]) return false;
   }
   if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
     if ((original->flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED)) != flags) {
@@ -213,10 +302,15 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed* original,
   } else {
     if (flags != 0) return false;
   }
-  // The layout is the original's, which import validated: this cannot throw.
-  const detail::ByteSpan span = detail::ComputeSpanOrThrow(
-      std::is_same_v<Managed, DLManagedTensor> ? "ToDLPack" : "ToDLPackVersioned", t.dtype, flags,
-      t.ndim, t.shape, t.strides);
+  // The layout is the original's, which import validated: this cannot throw. FastSpan covers
+  // the common layouts; the rest (empty, sub-byte) take the rule itself.
+  detail::ByteSpan span;
+  if (!detail::FastPathsOn() ||
+      !detail::FastSpan(t.dtype, t.ndim, t.shape, t.strides, nullptr, &span)) {
+    span = detail::ComputeSpanOrThrow(
+        std::is_same_v<Managed, DLManagedTensor> ? "ToDLPack" : "ToDLPackVersioned", t.dtype, flags,
+        t.ndim, t.shape, t.strides);
+  }
   if (span.count == 0) return tensor.descriptor.GetSizeInBytes() == 0;
   const uintptr_t elementZero = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
   return elementZero ==

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <iterator>
 #include <type_traits>
@@ -65,8 +66,8 @@ class DLBRIDGE_API TensorLayout {
   static constexpr int32_t kInlineDims = 8;
   static constexpr int32_t kMaxDims = 64;  ///< The most dimensions dlbridge accepts.
 
-  /// A 0-d layout of one float32 element.
-  TensorLayout() noexcept;
+  /// A 0-d layout of one float32 element (LAY-1). Inline: every import builds one.
+  TensorLayout() noexcept : dtype_{kDLFloat, 32, 1}, dims_(inline_) {}
   /// A layout of `shape`, with `strides` in elements and element zero `byteOffset` bytes from
   /// the descriptor's pointer. Empty `strides` means C-contiguous. Throws Error when ndim >
   /// kMaxDims, an extent is negative, strides and shape differ in length, or contiguous
@@ -91,8 +92,11 @@ class DLBRIDGE_API TensorLayout {
   static TensorLayout FromArrays(DLDataType dtype, int32_t ndim, const int64_t* shape,
                                  const int64_t* strides, uint64_t byteOffset = 0);
 
-  /// Frees the heap block of a layout with more than kInlineDims dimensions.
-  ~TensorLayout();
+  /// Frees the heap block of a layout with more than kInlineDims dimensions. Inline: the
+  /// common layout has none, and dropping it costs one comparison.
+  ~TensorLayout() {
+    if (dims_ != inline_) std::free(dims_);
+  }
   /// Copies `other`. Past kInlineDims dimensions this allocates, and throws
   /// Error(kOutOfMemory) when it cannot (assignment then leaves this layout unchanged).
   TensorLayout(const TensorLayout& other);

@@ -1,7 +1,8 @@
 // dlbridge's test hooks (namespace dlbridge::testing): for dlbridge's own tests, not for
 // production use. Not installed: a build reaches it through the CMake target dlbridge::testing
-// (dlbridge_testing), which links dlbridge. The functions are defined in src/runtime.cpp and
-// exported from libdlbridge like the rest of namespace dlbridge (cmake/dlbridge.map).
+// (dlbridge_testing), which links dlbridge. The functions are defined in src/runtime.cpp
+// (SetFastPaths: src/dlpack_rules.cpp) and exported from libdlbridge like the rest of namespace
+// dlbridge (cmake/dlbridge.map).
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,11 @@ class DLBRIDGE_API FakeRuntime {
 /// Routes `runtime`'s queries to `fake` (reported as ready); nullptr restores the real one.
 /// The fake must outlive its registration.
 DLBRIDGE_API void SetFakeRuntime(GpuRuntime runtime, const FakeRuntime* fake) noexcept;
+
+/// Turns the fast paths of FromDLPack, ToDLPack* and ExportPlan off (false) or back on (true,
+/// the default), so that a test can check that both ways give the same result or the same
+/// error (spec/validation.md RT-5). Defined in src/dlpack_rules.cpp; not for concurrent use.
+DLBRIDGE_API void SetFastPaths(bool on) noexcept;
 
 }  // namespace testing
 }  // namespace dlbridge

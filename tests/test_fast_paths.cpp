@@ -1,0 +1,272 @@
+// RT-5: the fast paths of import, export and re-export (issue 17) agree with the full rule
+// sequence: a seeded matrix of valid and hostile tensors gives the same result or the same
+// error with the fast paths on and off (testing::SetFastPaths), and every deleter and release
+// runs exactly once either way.
+#include <dlbridge/testing.h>
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "counting.h"
+
+using namespace dlbtest;
+
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+// Turns the fast paths off for one scope.
+struct FastPathsOff {
+  FastPathsOff() { dlbridge::testing::SetFastPaths(false); }
+  ~FastPathsOff() { dlbridge::testing::SetFastPaths(true); }
+};
+
+template <class T>
+T Pick(std::mt19937_64& rng, const std::vector<T>& pool) {
+  return pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)];
+}
+
+// Everything a result says, as text, so that one CHECK compares it and prints it.
+std::string Describe(const dlbridge::Tensor& t) {
+  std::ostringstream out;
+  const dlbridge::TensorLayout& l = t.layout;
+  out << "pointer " << t.descriptor.GetPointer() << " size " << t.descriptor.GetSizeInBytes()
+      << " space " << t.descriptor.GetMemorySpace() << " dtype " << int(l.Dtype().code) << "/"
+      << int(l.Dtype().bits) << "/" << l.Dtype().lanes << " offset " << l.ByteOffset() << " device "
+      << t.device.device_type << ":" << t.device.device_id << " flags " << t.flags << " dims";
+  for (int i = 0; i < l.Ndim(); ++i) out << " " << l.Shape()[i] << ":" << l.Strides()[i];
+  return out.str();
+}
+
+std::string Describe(const DLTensor& t) {
+  std::ostringstream out;
+  out << "data " << t.data << " offset " << t.byte_offset << " device " << t.device.device_type
+      << ":" << t.device.device_id << " dtype " << int(t.dtype.code) << "/" << int(t.dtype.bits)
+      << "/" << t.dtype.lanes << " dims";
+  for (int i = 0; i < t.ndim; ++i) out << " " << t.shape[i] << ":" << t.strides[i];
+  return out.str();
+}
+
+std::string ErrorText(const dlbridge::Error& e) {
+  return "error " + std::to_string(static_cast<int>(e.code())) + ": " + e.what();
+}
+
+// A producer tensor drawn from pools of ordinary and hostile values.
+template <class Managed>
+void Draw(std::mt19937_64& rng, HandBuilt<Managed>& h, Buffer& buffer) {
+  DLTensor& t = h.managed.dl_tensor;
+  const int ndim = Pick<int>(rng, {0, 1, 2, 3, 4, 5, 8, 9, 16, 64, 65, -1});
+  t.ndim = ndim;
+  const bool contiguous = rng() % 2 == 0;
+  int64_t step = 1;
+  for (int k = (ndim > 0 ? ndim : 0) - 1; k >= 0; --k) {
+    h.shape[k] = rng() % 4 == 0 ? Pick<int64_t>(rng, {0, -1, kMax, int64_t{1} << 32, 3, 7})
+                                : Pick<int64_t>(rng, {1, 2, 3});
+    h.strides[k] =
+        contiguous
+            ? step
+            : Pick<int64_t>(rng, {0, 1, -1, 2, -3, 5, kMax, kMin, int64_t{1} << 40, step, -step});
+    if (h.shape[k] > 0 && h.shape[k] < (int64_t{1} << 20)) step *= h.shape[k];
+  }
+  t.shape = rng() % 16 == 0 ? nullptr : h.shape;
+  t.strides = rng() % 12 == 0 ? nullptr : h.strides;
+  t.dtype = Pick<DLDataType>(rng, {{kDLFloat, 32, 1},
+                                   {kDLUInt, 8, 1},
+                                   {kDLInt, 4, 1},
+                                   {kDLComplex, 128, 1},
+                                   {kDLBool, 8, 1},
+                                   {kDLFloat, 16, 4},
+                                   {kDLFloat, 8, 1},
+                                   {kDLFloat, 32, 0},
+                                   {99, 32, 1}});
+  t.byte_offset = Pick<uint64_t>(rng, {0, 0, 4, 12, uint64_t{1} << 62, ~uint64_t{0}});
+  t.data = Pick<void*>(rng, {buffer.bytes, buffer.bytes, nullptr, reinterpret_cast<void*>(1),
+                             reinterpret_cast<void*>(uintptr_t{0x7ffffffffffffff0})});
+  t.device = Pick<DLDevice>(rng, {{kDLCPU, 0},
+                                  {kDLCPU, 0},
+                                  {kDLCPU, 3},
+                                  {kDLCUDAHost, 0},
+                                  {kDLCUDA, 0},
+                                  {static_cast<DLDeviceType>(999), 0}});
+  if constexpr (HandBuilt<Managed>::kVersioned) {
+    h.managed.version = Pick<DLPackVersion>(rng, {{1, DLPACK_MINOR_VERSION}, {1, 1}, {2, 0}});
+    h.managed.flags = Pick<uint64_t>(rng, {0, 0, DLPACK_FLAG_BITMASK_READ_ONLY,
+                                           DLPACK_FLAG_BITMASK_IS_COPIED, uint64_t{1} << 40});
+  }
+}
+
+template <class Managed>
+std::string ImportOnce(HandBuilt<Managed>& h, const dlbridge::ImportOptions& options) {
+  try {
+    return Describe(dlbridge::FromDLPack(&h.managed, options));
+  } catch (const dlbridge::Error& e) {
+    return ErrorText(e);
+  }
+}
+
+template <class Managed>
+void ImportAgrees(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Buffer buffer;
+  int accepted = 0;
+  for (int i = 0; i < 3000; ++i) {
+    HandBuilt<Managed> h(buffer.bytes, {});
+    Draw(rng, h, buffer);
+    dlbridge::ImportOptions options;
+    options.verify_device = dlbridge::DeviceVerification::kOff;
+    options.require_writable = rng() % 8 == 0;
+    options.allow_null_strides = rng() % 2 == 0;
+    const std::string fast = ImportOnce(h, options);
+    std::string full;
+    {
+      FastPathsOff off;
+      full = ImportOnce(h, options);
+    }
+    CAPTURE(i);
+    CHECK(fast == full);
+    CHECK(h.deletes == 2);  // once per import, result dropped or failure consumed
+    accepted += fast.rfind("error", 0) != 0;
+  }
+  CHECK(accepted > 100);  // the matrix reaches the fast path, not only its refusals
+}
+
+// A tensor to export, drawn from pools; false when the layout itself is refused (LAY-*).
+bool DrawExport(std::mt19937_64& rng, Buffer& buffer, ReleaseCounter& counter,
+                dlbridge::Tensor* out) {
+  const int ndim = Pick<int>(rng, {0, 1, 2, 3, 4, 8, 9});
+  std::vector<int64_t> shape(static_cast<size_t>(ndim));
+  std::vector<int64_t> strides(static_cast<size_t>(ndim));
+  const bool contiguous = rng() % 2 == 0;
+  int64_t step = 1;
+  for (int k = ndim - 1; k >= 0; --k) {
+    shape[k] = rng() % 5 == 0 ? Pick<int64_t>(rng, {0, kMax, int64_t{1} << 33}) : rng() % 3 + 1;
+    strides[k] = contiguous ? step : Pick<int64_t>(rng, {0, 1, -1, 3, -2, kMax, kMin, step});
+    if (shape[k] > 0 && shape[k] < 8) step *= shape[k];
+  }
+  const DLDataType dtype = Pick<DLDataType>(
+      rng, {{kDLFloat, 32, 1}, {kDLUInt, 8, 1}, {kDLInt, 4, 1}, {kDLFloat, 32, 0}, {42, 8, 1}});
+  const uint64_t offset = Pick<uint64_t>(rng, {0, 0, 8, 64, uint64_t{1} << 62});
+  try {
+    out->layout = dlbridge::TensorLayout::FromArrays(
+        dtype, ndim, shape.data(), rng() % 6 == 0 ? nullptr : strides.data(), offset);
+  } catch (const dlbridge::Error&) {
+    return false;
+  }
+  const int64_t pointer = Pick<int64_t>(rng, {buffer.Address(), buffer.Address(), 0, kMax - 16});
+  const int64_t size = pointer == 0 ? 0 : Pick<int64_t>(rng, {4096, 4096, 64, 0, kMax - pointer});
+  out->descriptor.Set(pointer, size, "host");
+  if (rng() % 8 != 0) out->descriptor.SetRelease(&ReleaseCounter::Release, &counter);
+  out->device = Pick<DLDevice>(rng, {{static_cast<DLDeviceType>(0), 0},
+                                     {static_cast<DLDeviceType>(0), 0},
+                                     {kDLCPU, 0},
+                                     {kDLCPU, 2},
+                                     {kDLCUDAHost, 0},
+                                     {kDLCUDA, 0}});
+  out->flags = Pick<uint64_t>(
+      rng, {0, 0, DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_FLAG_BITMASK_IS_COPIED, uint64_t{1} << 50});
+  return true;
+}
+
+template <class Managed>
+std::string ExportOnce(dlbridge::Tensor&& tensor, const dlbridge::ExportOptions& options) {
+  try {
+    Managed* m = nullptr;
+    std::string text;
+    if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+      m = dlbridge::ToDLPackVersioned(std::move(tensor), options);
+      text = "flags " + std::to_string(m->flags) + " ";
+    } else {
+      m = dlbridge::ToDLPack(std::move(tensor), options);
+    }
+    text += Describe(m->dl_tensor);
+    m->deleter(m);
+    return text;
+  } catch (const dlbridge::Error& e) {
+    return ErrorText(e);
+  }
+}
+
+template <class Managed>
+void ExportAgrees(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Buffer buffer;
+  int accepted = 0;
+  for (int i = 0; i < 3000; ++i) {
+    ReleaseCounter counter;
+    dlbridge::Tensor a;
+    const uint64_t state = rng();
+    std::mt19937_64 twin(state);  // the same draw twice: one tensor for each way
+    if (!DrawExport(twin, buffer, counter, &a)) continue;
+    dlbridge::Tensor b;
+    twin.seed(state);
+    DrawExport(twin, buffer, counter, &b);
+    const int held = int(a.descriptor.HasOwnership()) + int(b.descriptor.HasOwnership());
+    dlbridge::ExportOptions options;
+    options.read_only = rng() % 6 == 0;
+    options.keep_byte_offset = rng() % 4 == 0;
+    options.allow_unowned = rng() % 3 == 0;
+    options.device_id = Pick<int32_t>(rng, {-1, -1, 0, 1});
+    const std::string fast = ExportOnce<Managed>(std::move(a), options);
+    std::string full;
+    {
+      FastPathsOff off;
+      full = ExportOnce<Managed>(std::move(b), options);
+    }
+    CAPTURE(i);
+    CHECK(fast == full);
+    a = dlbridge::Tensor();  // a failed export keeps the hold: drop both now
+    b = dlbridge::Tensor();
+    CHECK(counter.calls == held);  // each hold's release ran once, exported or not
+    accepted += fast.rfind("error", 0) != 0;
+  }
+  CHECK(accepted > 100);
+}
+
+// Re-export: the original handed back (or a wrapper) the same way with the fast paths on and off.
+void ReexportAgrees(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Buffer buffer;
+  int handedBack = 0;
+  for (int i = 0; i < 2000; ++i) {
+    HandBuilt<DLManagedTensorVersioned> h(buffer.bytes, {});
+    Draw(rng, h, buffer);
+    const bool change = rng() % 3 == 0;
+    std::string outcome[2];
+    for (int way = 0; way < 2; ++way) {
+      if (way == 1) dlbridge::testing::SetFastPaths(false);
+      try {
+        dlbridge::Tensor t = dlbridge::FromDLPack(&h.managed);
+        if (change) t.layout.SetByteOffset(t.layout.ByteOffset() + 4);
+        DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(t));
+        outcome[way] = (m == &h.managed ? "original " : "wrapped ") + Describe(m->dl_tensor);
+        m->deleter(m);
+      } catch (const dlbridge::Error& e) {
+        outcome[way] = ErrorText(e);
+      }
+      dlbridge::testing::SetFastPaths(true);
+    }
+    CAPTURE(i);
+    CHECK(outcome[0] == outcome[1]);
+    CHECK(h.deletes == 2);
+    handedBack += outcome[0].rfind("original", 0) == 0;
+  }
+  CHECK(handedBack > 50);
+}
+
+}  // namespace
+
+TEST_CASE("RT-5 fast paths agree with the full rules") {
+  SUBCASE("import, versioned") { ImportAgrees<DLManagedTensorVersioned>(17); }
+  SUBCASE("import, legacy") { ImportAgrees<DLManagedTensor>(18); }
+  SUBCASE("export, versioned") { ExportAgrees<DLManagedTensorVersioned>(19); }
+  SUBCASE("export, legacy") { ExportAgrees<DLManagedTensor>(20); }
+  SUBCASE("re-export") { ReexportAgrees(21); }
+}
