@@ -171,6 +171,48 @@ TEST_CASE("HLP-6 TensorLayout takes shapes and strides of any integer range") {
                   ErrorCode::kInvalidShape, "ndim is 65");
 }
 
+namespace {
+
+// A range whose data() is its first element but whose elements are `step` apart, as an Eigen
+// row of a column-major matrix is: only iterating reads the right values.
+struct StridedIndices {
+  struct Iterator {
+    const int* at;
+    std::ptrdiff_t step;
+    const int& operator*() const { return *at; }
+    Iterator& operator++() {
+      at += step;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return at != other.at; }
+  };
+  const int* first;
+  size_t count;
+  std::ptrdiff_t step;
+  const int* data() const { return first; }
+  size_t size() const { return count; }
+  Iterator begin() const { return {first, step}; }
+  Iterator end() const { return {first + static_cast<std::ptrdiff_t>(count) * step, step}; }
+};
+
+}  // namespace
+
+TEST_CASE("HLP-6 a strided range gives its elements, not the memory after its first one") {
+  // Column-major 2x3 storage: row 0 is {2, 3, 4} at indices 0, 2, 4; data() would read 2, 7, 3.
+  const int storage[] = {2, 7, 3, 8, 4, 9};
+  const StridedIndices row0{storage, 3, 2};
+  const TensorLayout layout(DataTypeOf<float>(), row0);
+  REQUIRE(layout.Ndim() == 3);
+  CHECK(layout.Shape()[0] == 2);
+  CHECK(layout.Shape()[1] == 3);
+  CHECK(layout.Shape()[2] == 4);
+  const StridedIndices strides{storage + 1, 3, 2};  // 7, 8, 9
+  const TensorLayout strided(DataTypeOf<float>(), row0, strides);
+  CHECK(strided.Strides()[0] == 7);
+  CHECK(strided.Strides()[1] == 8);
+  CHECK(strided.Strides()[2] == 9);
+}
+
 TEST_CASE("HLP-9 TensorLayout refuses unsigned values past INT64_MAX, naming the index") {
   const uint64_t big = uint64_t{1} << 63;  // INT64_MAX + 1: would wrap to INT64_MIN
   CHECK_DLB_ERROR(TensorLayout(DataTypeOf<float>(), std::vector<uint64_t>{2, big}),

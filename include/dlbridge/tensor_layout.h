@@ -20,16 +20,18 @@ struct LayoutAccess;  // lets import fill a layout it has already validated, in 
 }  // namespace detail
 
 namespace detail {
-// The element type of a contiguous range (what std::data gives a pointer to), or void.
+// The element type of a sized range (what iterating it yields), or void. Elements are read
+// through begin(), never through data(): an Eigen row of a column-major matrix has data()
+// and size() but its elements are a stride apart.
 template <class R, class = void>
 struct RangeElement {
   using type = void;
 };
 template <class R>
-struct RangeElement<R, std::void_t<decltype(std::data(std::declval<const R&>())),
+struct RangeElement<R, std::void_t<decltype(*std::begin(std::declval<const R&>())),
                                    decltype(std::size(std::declval<const R&>()))>> {
   using type =
-      std::remove_cv_t<std::remove_pointer_t<decltype(std::data(std::declval<const R&>()))>>;
+      std::remove_cv_t<std::remove_reference_t<decltype(*std::begin(std::declval<const R&>()))>>;
 };
 // An index is an integer of at most 64 bits, not bool and not a character type.
 template <class I>
@@ -37,8 +39,8 @@ inline constexpr bool kIsIndexType = std::is_integral_v<I> && sizeof(I) <= 8 &&
                                      !std::is_same_v<I, bool> && !std::is_same_v<I, char> &&
                                      !std::is_same_v<I, wchar_t> && !std::is_same_v<I, char16_t> &&
                                      !std::is_same_v<I, char32_t>;
-// A contiguous range of indices: std::vector<size_t>, std::array<int, N>, int[N], an
-// initializer list, an Eigen index vector...
+// A sized range of indices: std::vector<size_t>, std::array<int, N>, int[N], an
+// initializer list, an Eigen index vector or a strided block of one...
 template <class R>
 inline constexpr bool kIsIndexRange = kIsIndexType<typename RangeElement<R>::type>;
 }  // namespace detail
@@ -74,8 +76,9 @@ class DLBRIDGE_API TensorLayout {
   /// strides overflow.
   TensorLayout(DLDataType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides = {},
                uint64_t byteOffset = 0);
-  /// The same from any contiguous ranges of any integer type of up to 64 bits (a
-  /// std::vector<size_t>, a std::array<int, N>, a C array, an Eigen index vector), converted
+  /// The same from any sized ranges of any integer type of up to 64 bits (a
+  /// std::vector<size_t>, a std::array<int, N>, a C array, an Eigen index vector or a strided
+  /// row of an Eigen matrix; elements are read by iterating, never through data()), converted
   /// to int64 without narrowing: a value past INT64_MAX (an unsigned one) throws
   /// Error(kOverflow) naming the field and its index; then the checks of the constructor above.
   /// An empty `strides` (the default) means C-contiguous. A braced list for `strides` is read
@@ -141,18 +144,20 @@ class DLBRIDGE_API TensorLayout {
     const auto nstrides = static_cast<size_t>(std::size(strides));
     CheckRangeSizes(ndim, nstrides);  // so that ndim <= kMaxDims below
     int64_t values[2 * kMaxDims];
-    ToIndices(std::data(shape), ndim, "shape", values);
-    ToIndices(std::data(strides), nstrides, "strides", values + ndim);
+    ToIndices(std::begin(shape), ndim, "shape", values);
+    ToIndices(std::begin(strides), nstrides, "strides", values + ndim);
     return FromArrays(dtype, static_cast<int32_t>(ndim), values,
                       nstrides == 0 ? nullptr : values + ndim, byteOffset);
   }
-  template <class I>
-  static void ToIndices(const I* in, size_t count, const char* field, int64_t* out) {
-    for (size_t i = 0; i < count; ++i) {
+  template <class It>
+  static void ToIndices(It in, size_t count, const char* field, int64_t* out) {
+    using I = std::remove_cv_t<std::remove_reference_t<decltype(*in)>>;
+    for (size_t i = 0; i < count; ++i, ++in) {
+      const I value = *in;
       if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(int64_t)) {
-        if (in[i] > static_cast<I>(INT64_MAX)) FailIndexOverflow(field, i, in[i]);
+        if (value > static_cast<I>(INT64_MAX)) FailIndexOverflow(field, i, value);
       }
-      out[i] = static_cast<int64_t>(in[i]);
+      out[i] = static_cast<int64_t>(value);
     }
   }
   // The vector constructor's length checks (strides per dimension, ndim <= kMaxDims).

@@ -36,7 +36,6 @@ _ADOPT_TYPES = {
     "uint32": _vtk.VTK_UNSIGNED_INT, "uint64": _vtk.vtkTypeUInt64Array().GetDataType(),
     "float32": _vtk.VTK_FLOAT, "float64": _vtk.VTK_DOUBLE,
 }
-_ID_DTYPE = "int%d" % (8 * _vtk.vtkIdTypeArray().GetDataTypeSize())
 
 
 def _dtype_of(array):
@@ -88,16 +87,17 @@ def export(array):
     return _dlbridge.Tensor(descriptor, dtype, shape)
 
 
-class _Hold:
-    """The adopted producer's tensor, dropped when VTK deletes the array (DeleteEvent)."""
-
-    __slots__ = ("tensor",)
-
-    def __init__(self, tensor):
-        self.tensor = tensor
-
-    def __call__(self, caller, event):
-        self.tensor = None  # the producer's deleter runs now, once
+def _adopter():
+    # VTK-10: the hold goes through the C++ bridge's Adopt, which VTK's free function drops
+    # when the buffer goes (shared by ShallowCopy), not when one Python array does.
+    try:
+        from . import _vtk_adopt
+    except ImportError as error:
+        raise ImportError("dlbridge.vtk.adopt needs dlbridge._vtk_adopt, which is built with "
+                          "dlbridge where CMake finds the VTK bridge and VTK's Python wrapping "
+                          "(Debian libvtk9-dev and python3-vtk9); export() works without it"
+                          ) from error
+    return _vtk_adopt
 
 
 def adopt(obj, *, id_type=False):
@@ -105,12 +105,13 @@ def adopt(obj, *, id_type=False):
 
     ``obj`` is imported with ``dlbridge.from_dlpack`` (the whole ``__dlpack__`` protocol). A 1-D
     tensor of n elements gives n tuples of one component, a 2-D (n, c) one n tuples of c
-    components. The producer's hold is dropped exactly when VTK deletes the array (its last
-    reference, from Python or C++), never before: the array's memory is the producer's for the
-    array's whole life. ``id_type=True`` gives a vtkIdTypeArray for a signed integer dtype of
+    components. The producer's hold is dropped exactly when VTK frees the array's memory (the
+    last reference, from Python or C++, to the array and to every array that shares its buffer
+    through ShallowCopy), never before: the memory is the producer's for as long as VTK reads it. ``id_type=True`` gives a vtkIdTypeArray for a signed integer dtype of
     vtkIdType's width. Raises BufferError for memory that is not on the CPU, read-only tensors
     and dtypes VTK has no array of; ValueError for ndim other than 1 or 2 and non-contiguous
-    layouts. On any error the producer's tensor is dropped at once (nothing was adopted).
+    layouts; ImportError where dlbridge was built without ``dlbridge._vtk_adopt`` (see below).
+    On any error the producer's tensor is dropped at once (nothing was adopted).
     """
     tensor = _dlbridge.from_dlpack(obj)
     # VTK-10: what adopt accepts, as the C++ Adopt (see VTK-5); then the hold moves to the array.
@@ -130,15 +131,4 @@ def adopt(obj, *, id_type=False):
     if dtype not in _ADOPT_TYPES:
         raise BufferError("dlbridge.vtk.adopt: dtype %r has no VTK array; accepted: %s"
                           % (dtype, ", ".join(sorted(_ADOPT_TYPES))))
-    vtk_type = _vtk.VTK_ID_TYPE if id_type and dtype == _ID_DTYPE else _ADOPT_TYPES[dtype]
-    array = _vtk.vtkDataArray.CreateDataArray(vtk_type)
-    array.SetNumberOfComponents(tensor.shape[1] if tensor.ndim == 2 else 1)
-    count = 1
-    for extent in tensor.shape:
-        count *= extent
-    if count == 0 or tensor.data_ptr() == 0:
-        return array  # no memory to keep: the producer's tensor drops here
-    memory = (ctypes.c_char * tensor.nbytes).from_address(tensor.data_ptr())
-    array.SetVoidArray(memory, count, 1)  # save=1: VTK never frees the producer's memory
-    array.AddObserver(_vtk.vtkCommand.DeleteEvent, _Hold(tensor))
-    return array
+    return _adopter().adopt(tensor, bool(id_type))  # an error drops the import at once

@@ -1,30 +1,17 @@
 // Errors: a dlbridge::Error becomes the Python exception spec/python.md names for its code,
 // with the core's message and the code's name as `code`; other C++ exceptions map as below.
 #include "py_internal.h"
+// after py_internal.h, which includes Python.h as the module needs it
+#include "dlbridge/python.h"
 
 namespace dlbpy {
 
 using dlbridge::ErrorCode;
 
+// The table is dlbridge/python.h's (see PYH-1), so C++ extensions built on that header raise
+// the classes this module raises.
 PyObject* ExceptionFor(dlbridge::ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kUnsupportedVersion:
-    case ErrorCode::kUnsupportedDevice:
-    case ErrorCode::kDeviceMismatch:
-    case ErrorCode::kMissingDeviceId:
-    case ErrorCode::kMissingContext:
-    case ErrorCode::kReadOnly:
-    case ErrorCode::kRuntimeUnavailable:
-    case ErrorCode::kStubLibrary:  // the runtime cannot be used: as kRuntimeUnavailable (see PY-61)
-    case ErrorCode::kNoDevice:
-    case ErrorCode::kRuntimeNotInitialized:
-    case ErrorCode::kNoHold:
-    // PY-40: an unknown dtype code is well-formed data this build cannot exchange, as an unknown
-    // device is; bad bits/lanes (kInvalidDtype) stay ValueError.
-    case ErrorCode::kUnsupportedDtype: return PyExc_BufferError;  // cannot be exchanged as asked
-    case ErrorCode::kOutOfMemory: return PyExc_MemoryError;
-    default: return PyExc_ValueError;  // malformed values: layout, dtype, flags, descriptor, ...
-  }
+  return dlbridge::python::ExceptionTypeFor(code);
 }
 
 // PY-42: the one place where the core's C++ advice becomes Python advice. Each pair is a phrase

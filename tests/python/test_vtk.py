@@ -175,6 +175,22 @@ class VtkAdopt(unittest.TestCase):
         gc.collect()
         self.assertEqual(counter.calls, 1)
 
+    def test_vtk10_a_shallow_copy_keeps_the_memory_after_the_adopted_array_goes(self):
+        # ShallowCopy shares VTK's buffer: the hold must follow the buffer, not the first array.
+        counter = ReleaseCounter()
+        values = (ctypes.c_float * 6)(1, 2, 3, 4, 5, 6)
+        array = dvtk.adopt(self.counted_tensor(counter, values, shape=(3, 2)))
+        copy = vtk.vtkFloatArray()
+        copy.ShallowCopy(array)
+        self.assertEqual(pointer_of(copy), address_of(values))
+        del array
+        gc.collect()
+        self.assertEqual(counter.calls, 0)  # the copy still reads the producer's memory
+        self.assertEqual(copy.GetComponent(2, 1), 6.0)
+        del copy
+        gc.collect()
+        self.assertEqual(counter.calls, 1)
+
     @unittest.skipIf(np is None, "numpy is not importable")
     def test_vtk10_numpy_producer(self):
         import sys

@@ -96,6 +96,14 @@ PyObject* ExportFor(PyObject*, PyObject* maxVersion) {
   return dp::ToCapsuleForMaxVersion(MakeTensor(2, 3), maxVersion);
 }
 
+// raise_code(n): SetPythonError for a dlbridge::Error of code n (every code's class, PYH-1).
+PyObject* RaiseCode(PyObject*, PyObject* arg) {
+  const long code = PyLong_AsLong(arg);
+  if (code == -1 && PyErr_Occurred() != nullptr) return nullptr;
+  dp::SetPythonError(dlbridge::Error(static_cast<dlbridge::ErrorCode>(code), "raised by code"));
+  return nullptr;
+}
+
 PyObject* Released(PyObject*, PyObject*) { return PyLong_FromLong(g_released.load()); }
 PyObject* LastPointer(PyObject*, PyObject*) { return PyLong_FromLongLong(g_last_pointer); }
 
@@ -372,6 +380,7 @@ bool AddProducer(PyObject* module, const char* name, const char* qualified,
 PyMethodDef g_methods[] = {{"export_capsule", &ExportCapsule, METH_VARARGS, nullptr},
                            {"export_for", &ExportFor, METH_O, nullptr},
                            {"released", &Released, METH_NOARGS, nullptr},
+                           {"raise_code", &RaiseCode, METH_O, nullptr},
                            {"last_pointer", &LastPointer, METH_NOARGS, nullptr},
                            {"import_info", &ImportInfo, METH_O, nullptr},
                            {"import_capsule", &ImportCapsule, METH_O, nullptr},

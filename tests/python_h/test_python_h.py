@@ -107,6 +107,28 @@ class TestPythonHelpers(unittest.TestCase):
         self.assertEqual(read_only.exception.code, "kReadOnly")
         self.assertEqual(raw.released(), before + 1)  # the refused tensor kept its hold
 
+    def test_pyh1_every_code_raises_the_class_spec_python_names(self):
+        # spec/python.md, "Errors": the codes that mean "cannot be exchanged as asked".
+        buffer_codes = {"kUnsupportedVersion", "kUnsupportedDevice", "kDeviceMismatch",
+                        "kMissingDeviceId", "kMissingContext", "kReadOnly",
+                        "kRuntimeUnavailable", "kStubLibrary", "kNoDevice",
+                        "kRuntimeNotInitialized", "kNoHold", "kUnsupportedDtype"}
+        seen = set()
+        for number in range(1, 26):  # kInvalidArgument ... kUnsupportedDtype
+            try:
+                raw.raise_code(number)
+            except Exception as error:  # noqa: BLE001 - the class is what is checked
+                name = error.code
+                expected = (BufferError if name in buffer_codes else
+                            MemoryError if name == "kOutOfMemory" else ValueError)
+                self.assertIs(type(error), expected, name)
+                self.assertEqual(str(error), "raised by code")
+                seen.add(name)
+            else:
+                self.fail("raise_code(%d) raised nothing" % number)
+        self.assertEqual(len(seen), 25)
+        self.assertTrue(buffer_codes <= seen)
+
     @unittest.skipIf(pyb is None, "pybind11 was not found at configure time")
     def test_pyh1_pybind11_translator_raises_the_same_classes(self):
         before = pyb.released()

@@ -260,3 +260,14 @@ TEST_CASE("HLP-6 TensorLayout takes Eigen index vectors for shape and strides") 
   const dlbridge::TensorLayout layout(dlbridge::DataTypeOf<double>(), shape, strides);
   CHECK(layout == dlbridge::TensorLayout(dlbridge::DataTypeOf<double>(), {3, 4}, {1, 3}));
 }
+
+TEST_CASE("HLP-6 an Eigen row of a column-major matrix gives the row, not the column") {
+  // Row 0 is {2, 3, 4}; in column-major storage its elements are two apart, and data() then
+  // size() would read 2, 5, 3.
+  Eigen::Matrix<int, 2, 3> dims;
+  dims << 2, 3, 4, 5, 6, 7;
+  const dlbridge::TensorLayout layout(dlbridge::DataTypeOf<float>(), dims.row(0));
+  CHECK(layout == dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), {2, 3, 4}));
+  const dlbridge::TensorLayout strided(dlbridge::DataTypeOf<float>(), dims.row(0), dims.row(1));
+  CHECK(strided == dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), {2, 3, 4}, {5, 6, 7}));
+}

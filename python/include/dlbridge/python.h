@@ -62,7 +62,8 @@ class ErrorAlreadySet : public std::exception {
 /// The Python exception class for a dlbridge error code: the classes `dlbridge.from_dlpack`
 /// raises (spec/python.md, "Errors"). Borrowed reference to a builtin exception type.
 inline PyObject* ExceptionTypeFor(ErrorCode code) noexcept {
-  switch (code) {  // PYH-1: the module's classes (see PY-40), for extensions built on the header
+  // PYH-1: the one table, used by the dlbridge module too, so extensions raise what it raises.
+  switch (code) {
     case ErrorCode::kUnsupportedVersion:
     case ErrorCode::kUnsupportedDevice:
     case ErrorCode::kDeviceMismatch:
@@ -70,10 +71,15 @@ inline PyObject* ExceptionTypeFor(ErrorCode code) noexcept {
     case ErrorCode::kMissingContext:
     case ErrorCode::kReadOnly:
     case ErrorCode::kRuntimeUnavailable:
+    case ErrorCode::kStubLibrary:  // the runtime cannot be used: as kRuntimeUnavailable (see PY-61)
+    case ErrorCode::kNoDevice:
+    case ErrorCode::kRuntimeNotInitialized:
     case ErrorCode::kNoHold:
-    case ErrorCode::kUnsupportedDtype: return PyExc_BufferError;
+    // PY-40: an unknown dtype code is well-formed data this build cannot exchange, as an unknown
+    // device is; bad bits/lanes (kInvalidDtype) stay ValueError.
+    case ErrorCode::kUnsupportedDtype: return PyExc_BufferError;  // cannot be exchanged as asked
     case ErrorCode::kOutOfMemory: return PyExc_MemoryError;
-    default: return PyExc_ValueError;
+    default: return PyExc_ValueError;  // malformed values: layout, dtype, flags, descriptor, ...
   }
 }
 
