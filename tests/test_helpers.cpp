@@ -319,6 +319,28 @@ TEST_CASE("HLP-8 MakeOwner(handle, onDrop) runs onDrop once, on the dropping thr
     CHECK(calls == 1);
     CHECK(dlbridge::CallbackExceptionCount() == before + 1);
   }
+  SUBCASE("an onDrop whose copy throws still releases the handle itself, once") {
+    // A handle that is empty once moved from: releasing a moved-from one would lose the real one.
+    struct Handle {
+      int id;
+      explicit Handle(int i) : id(i) {}
+      Handle(Handle&& other) noexcept : id(other.id) { other.id = -1; }
+    };
+    struct CopyThrows {
+      std::vector<int>* dropped;
+      bool armed;
+      CopyThrows(std::vector<int>* d, bool a) : dropped(d), armed(a) {}
+      CopyThrows(const CopyThrows& other) : dropped(other.dropped), armed(false) {
+        if (other.armed) throw std::bad_alloc();
+      }
+      void operator()(Handle& h) const { dropped->push_back(h.id); }
+    };
+    std::vector<int> dropped;
+    const CopyThrows onDrop(&dropped, true);  // an lvalue: MakeOwner copies it, which throws
+    CHECK_DLB_ERROR(MakeOwner(Handle(7), onDrop), ErrorCode::kOutOfMemory, "");
+    REQUIRE(dropped.size() == 1);
+    CHECK(dropped[0] == 7);  // the real handle, not a moved-from shell
+  }
   SUBCASE("the release path: TakeRelease hands the hold on, its release runs onDrop once") {
     int drops = 0;
     dlbridge::MemoryDescriptor d;

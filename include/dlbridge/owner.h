@@ -32,7 +32,11 @@ struct IsUniquePtr<std::unique_ptr<T, D>> : std::true_type {};
 // The block of MakeOwner(handle, onDrop): its destructor is the one call of onDrop.
 template <class H, class F>
 struct HandleHold {
-  HandleHold(H h, F f) : handle(std::move(h)), onDrop(std::move(f)) {}
+  // onDrop is copied first: if that copy throws, the handle is still the caller's, untouched,
+  // and MakeOwner's catch releases it (parameters by value would leave the order to the
+  // compiler, and a moved-from handle to that catch).
+  template <class G>
+  HandleHold(H& h, G&& f) : onDrop(std::forward<G>(f)), handle(std::move(h)) {}
   HandleHold(const HandleHold&) = delete;
   HandleHold& operator=(const HandleHold&) = delete;
   ~HandleHold() {
@@ -42,8 +46,8 @@ struct HandleHold {
       NoteOwnerCallbackException();
     }
   }
+  F onDrop;  // declared first, so constructed first
   H handle;
-  F onDrop;
 };
 
 }  // namespace detail
@@ -95,10 +99,12 @@ std::shared_ptr<const void> MakeOwner(H handle, F&& onDrop) {
   using Hold = detail::HandleHold<H, std::decay_t<F>>;
   static_assert(std::is_invocable_v<std::decay_t<F>&, H&>,
                 "dlbridge::MakeOwner(handle, onDrop): onDrop must be callable as onDrop(handle)");
+  static_assert(std::is_nothrow_move_constructible_v<H>,
+                "dlbridge::MakeOwner(handle, onDrop): the handle must move without throwing "
+                "(a pointer, an id, a smart pointer), or a failed move could lose it");
   try {
-    // One block; the handle is moved into it only once the block is allocated.
-    return std::shared_ptr<const void>(
-        std::make_shared<Hold>(std::move(handle), std::forward<F>(onDrop)));
+    // One block; the handle is moved into it last, once the block and onDrop's copy exist.
+    return std::shared_ptr<const void>(std::make_shared<Hold>(handle, std::forward<F>(onDrop)));
   } catch (const std::bad_alloc&) {
     try {
       onDrop(handle);  // never held: released here, once (still ours: not moved from)

@@ -88,7 +88,7 @@ def export(array):
 
 
 def _adopter():
-    # VTK-10: the hold goes through the C++ bridge's Adopt, which VTK's free function drops
+    # See VTK-10: the hold goes through the C++ bridge's Adopt, which VTK's free function drops
     # when the buffer goes (shared by ShallowCopy), not when one Python array does.
     try:
         from . import _vtk_adopt

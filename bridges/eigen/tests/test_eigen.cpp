@@ -216,6 +216,12 @@ TEST_CASE("EIG-5 what Eigen cannot write through exports read-only") {
   CHECK(eig::ToTensor(m, nullptr).flags == 0);
   CHECK_DLB_ERROR(eig::View<double>(t), ErrorCode::kReadOnly, "use View<const Scalar>");
   CheckSameElements(eig::View<const double>(t), m);
+  // A const object: its type could be written through, the caller's access cannot.
+  const Eigen::MatrixXd& constant = m;
+  CHECK((eig::ToTensor(constant, nullptr).flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
+  const Eigen::Matrix2f fixed = Eigen::Matrix2f::Identity();
+  CHECK((eig::ToTensor(fixed, nullptr).flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
+  CHECK(eig::ToTensor(m.col(1), nullptr).flags == 0);  // a writable block stays writable
 }
 
 TEST_CASE("EIG-6 View refuses what an Eigen::Map cannot express, saying why") {

@@ -1,4 +1,4 @@
-// dlbridge._vtk_adopt: the C++ half of Python's dlbridge.vtk.adopt (VTK-10). The hold goes
+// dlbridge._vtk_adopt: the C++ half of Python's dlbridge.vtk.adopt (see VTK-10). The hold goes
 // through dlbridge::vtk::Adopt, so it is dropped by VTK's free function when VTK frees the
 // array's buffer, which ShallowCopy shares between arrays: an observer of the Python array's
 // DeleteEvent would drop it while a shallow copy still reads the memory.

@@ -130,11 +130,20 @@ Tensor ToTensor(Object&& object) {
 /// written through (a Map of const, a const Ref) exports with DLPACK_FLAG_BITMASK_READ_ONLY.
 /// A null `owner` leaves the tensor without a hold: ToDLPackVersioned/ToDLPack then refuse
 /// it (Error(kNoHold)) unless ExportOptions::allow_unowned says the caller keeps the memory
-/// alive. Nothing is taken on failure.
+/// alive. A const object (`const Eigen::MatrixXf&`) exports read-only too. A
+/// `Ref<const ...>` that had to copy its argument (one whose strides it cannot express) points
+/// at that copy, which lives only as long as the Ref: `owner` does not keep it, so pass such a
+/// Ref only while it is alive, or pass the original object. Nothing is taken on failure.
 // EIG-4: an explicit owner; none only with the core's allow_unowned opt-in.
-template <class Derived>
-Tensor ToTensor(const Eigen::DenseBase<Derived>& object, std::shared_ptr<const void> owner) {
-  return detail::Describe(object, std::move(owner));
+template <class Object, class Derived = std::remove_cv_t<std::remove_reference_t<Object>>,
+          class = std::enable_if_t<std::is_base_of_v<Eigen::DenseBase<Derived>, Derived>>>
+Tensor ToTensor(Object&& object, std::shared_ptr<const void> owner) {
+  Tensor t = detail::Describe(object, std::move(owner));
+  // EIG-5 for a const object: its type has LvalueBit, the caller's access does not.
+  if constexpr (std::is_const_v<std::remove_reference_t<Object>>) {
+    t.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+  }
+  return t;
 }
 
 /// The Eigen type View returns: a dynamic-size Map with dynamic inner and outer strides.
