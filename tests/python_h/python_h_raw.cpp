@@ -218,6 +218,23 @@ PyObject* ViewInfo(PyObject*, PyObject* obj) {
   }
 }
 
+// view_flags(obj, need_flags): (path, flags, flags_known) of FromPyObjectNoSync's view.
+PyObject* ViewFlags(PyObject*, PyObject* args) {
+  PyObject* obj = nullptr;
+  int needFlags = 0;
+  if (!PyArg_ParseTuple(args, "Op", &obj, &needFlags)) return nullptr;
+  try {
+    dp::ViewOptions options;
+    options.need_flags = needFlags != 0;
+    const dp::View view = dp::FromPyObjectNoSync(obj, options);
+    return Py_BuildValue("(sKO)", view.path == dp::ViewPath::kExchangeApi ? "exchange_api" : "dlpack",
+                         static_cast<unsigned long long>(view.tensor.flags),
+                         view.flags_known ? Py_True : Py_False);
+  } catch (const dp::ErrorAlreadySet&) {
+    return nullptr;
+  }
+}
+
 PyObject* ExchangeApiOf(PyObject*, PyObject* type) {
   if (!PyType_Check(type)) {
     PyErr_SetString(PyExc_TypeError, "exchange_api_of takes a type");
@@ -386,6 +403,7 @@ PyMethodDef g_methods[] = {{"export_capsule", &ExportCapsule, METH_VARARGS, null
                            {"import_capsule", &ImportCapsule, METH_O, nullptr},
                            {"import_drop", &ImportDrop, METH_O, nullptr},
                            {"view_drop", &ViewDrop, METH_O, nullptr},
+                           {"view_flags", &ViewFlags, METH_VARARGS, nullptr},
                            {"hold", &Hold, METH_O, nullptr},
                            {"drop_held", &DropHeld, METH_NOARGS, nullptr},
                            {"drop_held_on_thread", &DropHeldOnThread, METH_NOARGS, nullptr},

@@ -398,6 +398,15 @@ class TestPythonHelpers(unittest.TestCase):
         self.assertEqual(after["dlpack"], counts["dlpack"])
         self.assertEqual(raw.view_info(raw.TableProducerV2())["path"], "exchange_api")
 
+    def test_pyh7_the_exchange_view_says_its_flags_are_unknown_need_flags_gets_them(self):
+        tensor = dlbridge.from_dlpack(np.arange(4, dtype=np.float32))
+        tensor.flags = dlbridge.FLAG_READ_ONLY
+        # A DLTensor has no flags: 0 on that path must not read as "writable".
+        self.assertEqual(raw.view_flags(tensor, False), ("exchange_api", 0, False))
+        path, flags, known = raw.view_flags(tensor, True)
+        self.assertEqual((path, known), ("dlpack", True))
+        self.assertTrue(flags & dlbridge.FLAG_READ_ONLY)
+
     def test_pyh7_no_sync_view_falls_back_and_checks_the_producers_tensor(self):
         array = np.arange(6, dtype=np.float64)
         view = raw.view_info(array)

@@ -443,6 +443,10 @@ struct View {
   void* stream = nullptr;
   /// Whether `stream` is the producer's answer (exchange path with a stream query).
   bool stream_known = false;
+  /// Whether `tensor.flags` is the producer's word. False on the kExchangeApi path: a DLTensor
+  /// carries no flags, so `tensor.flags` is 0 there and does not say the memory is writable.
+  /// A consumer that writes asks with ViewOptions::need_flags.
+  bool flags_known = true;
 };
 
 /// How FromPyObjectNoSync imports.
@@ -451,6 +455,9 @@ struct ViewOptions {
   ImportOptions import;
   /// Ask the producer's `current_work_stream` for the tensor's device (exchange path only).
   bool query_stream = true;
+  /// Take the `__dlpack__` path even where the type publishes an exchange API, so that the
+  /// view's flags (read-only, copied) are the producer's: for a kernel that writes.
+  bool need_flags = false;
 };
 
 /// The exchange API a type publishes as `__dlpack_c_exchange_api__` (a `"dlpack_exchange_api"`
@@ -492,7 +499,8 @@ inline const void* FindExchangeApi(PyTypeObject* type) noexcept {
 /// an exchange API with `dltensor_from_py_object_no_sync`, the view is that function's
 /// non-owning DLTensor, validated by FromDLPack's rules (a copy of shape and strides; the
 /// descriptor holds nothing), with the producer's `current_work_stream` for its device when
-/// asked. Otherwise the view is FromPyObject(obj) and owns that import.
+/// asked; its flags are unknown (View::flags_known). Otherwise, and with
+/// ViewOptions::need_flags, the view is FromPyObject(obj) and owns that import.
 /// Ownership: nothing of `obj` is consumed on the exchange path: keep `obj` alive and
 /// unchanged while the view is used (an argument of the calling function is). On the
 /// `__dlpack__` path as FromPyObject.
@@ -502,7 +510,7 @@ inline View FromPyObjectNoSync(PyObject* obj, const ViewOptions& options = {}) {
   View view;
 #if DLBRIDGE_PYTHON_EXCHANGE_API
   const auto* api = static_cast<const DLPackExchangeAPI*>(FindExchangeApi(Py_TYPE(obj)));
-  if (api != nullptr && api->dltensor_from_py_object_no_sync != nullptr) {
+  if (api != nullptr && api->dltensor_from_py_object_no_sync != nullptr && !options.need_flags) {
     // PYH-7: the producer's non-owning DLTensor, checked by the import rules with no deleter
     // (so nothing is consumed or held), then its stream for the device.
     DLManagedTensorVersioned wrapper{};
@@ -522,6 +530,7 @@ inline View FromPyObjectNoSync(PyObject* obj, const ViewOptions& options = {}) {
       throw ErrorAlreadySet();
     }
     view.path = ViewPath::kExchangeApi;
+    view.flags_known = false;  // PYH-7: a DLTensor has no flags; 0 here is not "writable"
     if (options.query_stream && api->current_work_stream != nullptr) {
       void* stream = nullptr;
       if (api->current_work_stream(wrapper.dl_tensor.device.device_type,
