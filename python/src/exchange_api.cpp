@@ -70,6 +70,32 @@ bool CheckPrototypeSize(const DLTensor& prototype, std::string* message) {
   return true;
 }
 
+// PY-62: the no-sync functions hand the tensor over without ordering: its consumer launches on
+// current_work_stream. A tensor whose producer stream is another one would race that work, so
+// it is refused (BufferError) rather than handed over quietly.
+// `device` is the one exported (resolved from the pointer when the tensor names none).
+bool PendingWorkIsOnTheCurrentStream(const dlbridge::Tensor& t, DLDevice device) {
+  if (!t.stream.has_value() || *t.stream == -1) return true;  // nothing pending
+  if (StreamFamilyOf(device.device_type) == StreamFamily::kNone) return true;
+  int64_t current = 0;
+  try {
+    current = CurrentStream(device);
+  } catch (...) {  // a failed lock: the C callers must not see an exception
+    PyErr_SetString(PyExc_RuntimeError, "dlbridge exchange API: the current stream is unknown");
+    return false;
+  }
+  if (*t.stream == current) return true;
+  PyErr_Format(PyExc_BufferError,
+               "dlbridge exchange API: the tensor's producer stream is %lld but "
+               "current_work_stream for device (%d, %d) is %lld; a no-sync consumer would not "
+               "wait for the producer's work: use __dlpack__(stream=...), or "
+               "dlbridge.set_current_stream(device, %lld) first",
+               static_cast<long long>(*t.stream), static_cast<int>(device.device_type),
+               static_cast<int>(device.device_id), static_cast<long long>(current),
+               static_cast<long long>(*t.stream));
+  return false;
+}
+
 // PY-37: *out is NULL on every failure, SetError is called exactly then, and no C++ exception
 // leaves. The size arithmetic is the prototype's (CheckPrototypeSize), then the core's
 // (AllocateHostTensor, overflow-checked itself).
@@ -129,7 +155,10 @@ int ApiFromPyObject(void* pyObject, DLManagedTensorVersioned** out) {
   DLB_TRY
   m = ExportVersioned(obj);
   DLB_CATCH(-1)
-  if (PyErr_Occurred() != nullptr) {  // a success with an exception set is a failure
+  // A success with an exception set is a failure; so is work pending on another stream (see
+  // PY-62), known once the export has resolved the device.
+  if (PyErr_Occurred() != nullptr ||
+      !PendingWorkIsOnTheCurrentStream(AsTensor(obj)->t, m->dl_tensor.device)) {
     m->deleter(m);
     return -1;
   }
@@ -169,6 +198,7 @@ int ApiDLTensorFromPyObject(void* pyObject, DLTensor* out) {
   out->shape = out->ndim > 0 ? const_cast<int64_t*>(t.layout.Shape().data) : nullptr;
   out->strides = out->ndim > 0 ? const_cast<int64_t*>(t.layout.Strides().data) : nullptr;
   DLB_CATCH(-1)
+  if (!PendingWorkIsOnTheCurrentStream(t, out->device)) return -1;  // see PY-62
   return 0;
 }
 

@@ -36,7 +36,7 @@ if fake is not None:
     fake.fake_driver_live_events.restype = ctypes.c_int
     fake.fake_driver_fail.argtypes = [ctypes.c_char_p, ctypes.c_int]
 import dlbridge
-from support import ReleaseCounter, exchange_api, DLManagedTensorVersioned
+from support import ReleaseCounter, exchange_api, DLManagedTensorVersioned, DLTensor
 RESULT = {}
 
 def calls():
@@ -185,6 +185,7 @@ class OrderedExports(unittest.TestCase):
     def test_py58_the_exchange_api_does_not_order(self):
         result = run_with_fake(self, "cuda", r'''
         t = gpu_tensor(stream=0x1234)
+        dlbridge.set_current_stream((dlbridge.kDLCUDA, 0), 0x1234)  # PY-62: work is on it
         api = exchange_api()
         out = ctypes.POINTER(DLManagedTensorVersioned)()
         reset()
@@ -194,6 +195,36 @@ class OrderedExports(unittest.TestCase):
         ''')
         self.assertEqual(result["rc"], 0)
         self.assertEqual(result["calls"], [])
+
+    def test_py62_no_sync_refuses_work_pending_on_another_stream(self):
+        result = run_with_fake(self, "cuda", r'''
+        counter = ReleaseCounter()
+        t = gpu_tensor(stream=0x1234, counter=counter)  # current_work_stream is 1, the default
+        api = exchange_api()
+        out = ctypes.POINTER(DLManagedTensorVersioned)()
+        view = DLTensor()
+        for name, call in (("managed", lambda: api.managed_tensor_from_py_object_no_sync(
+                                t, ctypes.byref(out))),
+                           ("view", lambda: api.dltensor_from_py_object_no_sync(
+                                t, ctypes.byref(view)))):
+            try:
+                call()
+                RESULT[name] = "no error"
+            except BufferError as error:
+                RESULT[name] = str(error)
+        RESULT["out_null"] = not out
+        RESULT["stream"] = t.stream
+        del t
+        gc.collect()
+        RESULT["releases"] = len(counter.contexts)
+        ''')
+        for name in ("managed", "view"):
+            self.assertIn("producer stream is 4660 but current_work_stream for device (2, 0) is 1",
+                          result[name])
+            self.assertIn("set_current_stream", result[name])
+        self.assertTrue(result["out_null"])
+        self.assertEqual(result["stream"], 0x1234)  # nothing moved
+        self.assertEqual(result["releases"], 1)
 
     def test_py58_pending_writes_are_not_exported_to_the_host(self):
         md = dlbridge.MemoryDescriptor(0x10000, 64, "cuda")
