@@ -74,7 +74,11 @@ void Draw(std::mt19937_64& rng, HandBuilt<Managed>& h, Buffer& buffer) {
         contiguous
             ? step
             : Pick<int64_t>(rng, {0, 1, -1, 2, -3, 5, kMax, kMin, int64_t{1} << 40, step, -step});
-    if (h.shape[k] > 0 && h.shape[k] < (int64_t{1} << 20)) step *= h.shape[k];
+    // Contiguous strides grow with the extents; past int64 the step stays (the layout is then
+    // not contiguous, which the rules judge too) rather than overflowing here.
+    if (h.shape[k] > 0 && h.shape[k] < (int64_t{1} << 20) && step <= kMax / h.shape[k]) {
+      step *= h.shape[k];
+    }
   }
   t.shape = rng() % 16 == 0 ? nullptr : h.shape;
   t.strides = rng() % 12 == 0 ? nullptr : h.strides;
