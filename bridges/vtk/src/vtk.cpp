@@ -21,7 +21,6 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "dlbridge/dtype.h"
 #include "dlbridge/error.h"
@@ -58,18 +57,10 @@ std::string VtkTypeName(int vtkDataType) {
 }
 
 // The hand-off registry: data pointer -> the holds of the arrays that adopted memory there.
-// VTK's free function gets the pointer only, so when several arrays adopt one address (views
-// of one buffer, one tensor adopted twice) a free cannot tell whose hold is whose: every hold
-// at an address stays until the last of those arrays frees it (VTK-7). Holds may then live
-// longer than their own array, never shorter.
-struct Adopted {
-  size_t arrays = 0;                     // frees still to come at this address
-  std::vector<MemoryDescriptor> holds;  // one per adoption, dropped together
-};
+// A multimap: views of one buffer may be adopted by several arrays, each with its own hold.
 struct Registry {
   std::mutex mutex;
-  std::unordered_map<const void*, Adopted> byAddress;
-  int64_t holdCount = 0;
+  std::unordered_multimap<const void*, MemoryDescriptor> holds;
 };
 
 Registry& TheRegistry() {
@@ -82,19 +73,16 @@ Registry& TheRegistry() {
 // VTK's free function for adopted memory (SetArrayFreeFunction). VTK calls it once per
 // buffer it drops: the array's last reference, or new memory given to the array.
 void FreeAdopted(void* data) {
-  std::vector<MemoryDescriptor> holds;
+  MemoryDescriptor hold;
   {
     Registry& registry = TheRegistry();
     std::lock_guard<std::mutex> lock(registry.mutex);
-    auto found = registry.byAddress.find(data);
-    if (found == registry.byAddress.end()) return;  // not adopted by dlbridge: nothing to drop
-    // VTK-7: the last array at this address takes every hold there with it.
-    if (--found->second.arrays != 0) return;
-    holds = std::move(found->second.holds);
-    registry.holdCount -= static_cast<int64_t>(holds.size());
-    registry.byAddress.erase(found);
+    auto found = registry.holds.find(data);
+    if (found == registry.holds.end()) return;  // not adopted by dlbridge: nothing to drop
+    hold = std::move(found->second);
+    registry.holds.erase(found);
   }
-  // The holds drop here, each once, outside the lock: a release may free other adopted
+  // VTK-7: the hold drops here, once, outside the lock: the release may free other adopted
   // arrays (which takes the lock again). The descriptor swallows and counts a throwing
   // release (see LT-7).
 }
@@ -271,20 +259,14 @@ vtkSmartPointer<vtkDataArray> Adopt(Tensor&& tensor, const AdoptOptions& options
   {
     Registry& registry = TheRegistry();
     std::lock_guard<std::mutex> lock(registry.mutex);
-    auto entry = registry.byAddress.end();
+    std::unordered_multimap<const void*, MemoryDescriptor>::iterator entry;
     try {
-      entry = registry.byAddress.try_emplace(data).first;
-      entry->second.holds.reserve(entry->second.holds.size() + 1);  // the move cannot fail
+      entry = registry.holds.emplace(data, MemoryDescriptor());  // nothing moved yet
     } catch (const std::bad_alloc&) {
-      if (entry != registry.byAddress.end() && entry->second.arrays == 0) {
-        registry.byAddress.erase(entry);  // made just now: leave no empty entry behind
-      }
       throw Error(ErrorCode::kOutOfMemory, "vtk::Adopt: the hand-off registry is out of memory");
     }
     // VTK-6: the hold moves into the registry (noexcept) and the array frees through it.
-    entry->second.holds.push_back(std::move(tensor.descriptor));
-    ++entry->second.arrays;
-    ++registry.holdCount;
+    entry->second = std::move(tensor.descriptor);
   }
   array->SetVoidArray(data, static_cast<vtkIdType>(values), /*save=*/0,
                       vtkAbstractArray::VTK_DATA_ARRAY_USER_DEFINED);
@@ -295,7 +277,7 @@ vtkSmartPointer<vtkDataArray> Adopt(Tensor&& tensor, const AdoptOptions& options
 int64_t AdoptedHoldCount() noexcept {
   Registry& registry = TheRegistry();
   std::lock_guard<std::mutex> lock(registry.mutex);
-  return registry.holdCount;
+  return static_cast<int64_t>(registry.holds.size());
 }
 
 }  // namespace vtk
