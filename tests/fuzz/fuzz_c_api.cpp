@@ -259,7 +259,7 @@ void Export(Input& in, dlb_descriptor* d, dlbfuzz::ReleaseCount& releases, Model
   const uint64_t spanFlags = legacy ? flags : versioned->flags;
   const dlbfuzz::Span span = dlbfuzz::ComputeSpan(t.dtype, spanFlags, t.ndim, t.shape, t.strides);
   if (span.count != 0) {  // the reachable bytes lie in what the descriptor described
-    const i128 start = i128{reinterpret_cast<intptr_t>(t.data)} + t.byte_offset + span.low;
+    const i128 start = i128{reinterpret_cast<uintptr_t>(t.data)} + t.byte_offset + span.low;
     FUZZ_CHECK(start >= pointer);
     FUZZ_CHECK(start + span.bytes <= i128{pointer} + size);
   }

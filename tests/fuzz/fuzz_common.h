@@ -186,8 +186,10 @@ inline void CheckExportedInside(const DLTensor& t, const dlbridge::TensorLayout&
     FUZZ_CHECK(t.data == nullptr && t.byte_offset == 0);
     return;
   }
-  // Element zero is where the layout puts it (EXP-17: in data, with byte_offset 0).
-  const i128 elementZero = i128{reinterpret_cast<intptr_t>(t.data)} + t.byte_offset;
+  // Element zero is where the layout puts it (EXP-17: in data, with byte_offset 0). Read the
+  // address unsigned: with negative strides element zero may lie past 2^63 while the first
+  // reachable byte (all that EXP-18 bounds) lies below it.
+  const i128 elementZero = i128{reinterpret_cast<uintptr_t>(t.data)} + t.byte_offset;
   FUZZ_CHECK(elementZero == i128{pointer} + layout.ByteOffset());
   const i128 start = elementZero + span.low;
   const i128 end = start + span.bytes;
