@@ -15,6 +15,7 @@
 #include <vtkType.h>
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <new>
@@ -70,6 +71,11 @@ Registry& TheRegistry() {
   return *registry;
 }
 
+// One past the last byte a hold keeps valid (unsigned: a hold may reach past 2^63).
+uint64_t HoldEnd(const MemoryDescriptor& hold) {
+  return static_cast<uint64_t>(hold.GetPointer()) + static_cast<uint64_t>(hold.GetSizeInBytes());
+}
+
 // VTK's free function for adopted memory (SetArrayFreeFunction). VTK calls it once per
 // buffer it drops: the array's last reference, or new memory given to the array.
 void FreeAdopted(void* data) {
@@ -77,8 +83,13 @@ void FreeAdopted(void* data) {
   {
     Registry& registry = TheRegistry();
     std::lock_guard<std::mutex> lock(registry.mutex);
-    auto found = registry.holds.find(data);
-    if (found == registry.holds.end()) return;  // not adopted by dlbridge: nothing to drop
+    auto [found, last] = registry.holds.equal_range(data);
+    if (found == last) return;  // not adopted by dlbridge: nothing to drop
+    // VTK-7: VTK names only the pointer, not the array, so drop the hold whose bytes end first:
+    // the hold reaching furthest stays, and it covers every array still at this address.
+    for (auto it = std::next(found); it != last; ++it) {
+      if (HoldEnd(it->second) < HoldEnd(found->second)) found = it;
+    }
     hold = std::move(found->second);
     registry.holds.erase(found);
   }

@@ -215,6 +215,41 @@ TEST_CASE("VTK-6 arrays adopting one address each drop one hold, all exactly onc
   CHECK(b.calls == 1);
 }
 
+TEST_CASE("VTK-7 at one address the hold reaching least drops first, so the rest stay covered") {
+  // A short view and the whole buffer adopted at one address, in either order: when the
+  // whole-buffer array goes first, the short view still reads, so the hold that drops must be
+  // the short one (its bytes end first), never the one keeping the whole buffer valid.
+  for (const bool wholeFirst : {true, false}) {
+    CAPTURE(wholeFirst);
+    float values[6] = {1, 2, 3, 4, 5, 6};
+    ReleaseCounter whole;
+    ReleaseCounter prefix;
+    vtkSmartPointer<vtkDataArray> wholeArray;
+    vtkSmartPointer<vtkDataArray> prefixArray;
+    auto adoptWhole = [&] {
+      wholeArray = dlbridge::vtk::Adopt(Described(values, 24, TensorLayout(kFloat32, {6}), whole));
+    };
+    auto adoptPrefix = [&] {
+      prefixArray = dlbridge::vtk::Adopt(Described(values, 8, TensorLayout(kFloat32, {2}), prefix));
+    };
+    if (wholeFirst) {
+      adoptWhole();
+      adoptPrefix();
+    } else {
+      adoptPrefix();
+      adoptWhole();
+    }
+    REQUIRE(wholeArray->GetVoidPointer(0) == prefixArray->GetVoidPointer(0));
+    wholeArray = nullptr;
+    CHECK(whole.calls == 0);  // still covers the prefix array
+    CHECK(prefix.calls == 1);
+    CHECK(prefixArray->GetComponent(1, 0) == 2.0);
+    prefixArray = nullptr;
+    CHECK(whole.calls == 1);
+    CHECK(prefix.calls == 1);
+  }
+}
+
 TEST_CASE("VTK-7 a shallow copy shares the buffer and keeps the hold until it goes too") {
   float values[6] = {1, 2, 3, 4, 5, 6};
   ReleaseCounter counter;
