@@ -59,9 +59,14 @@ std::string VtkTypeName(int vtkDataType) {
 
 // The hand-off registry: data pointer -> the holds of the arrays that adopted memory there.
 // A multimap: views of one buffer may be adopted by several arrays, each with its own hold.
+struct Held {
+  MemoryDescriptor hold;
+  uint64_t order = 0;  // adoptions so far when this one came: the tie-break of VTK-7
+};
 struct Registry {
   std::mutex mutex;
-  std::unordered_multimap<const void*, MemoryDescriptor> holds;
+  std::unordered_multimap<const void*, Held> holds;
+  uint64_t adoptions = 0;
 };
 
 Registry& TheRegistry() {
@@ -86,11 +91,15 @@ void FreeAdopted(void* data) {
     auto [found, last] = registry.holds.equal_range(data);
     if (found == last) return;  // not adopted by dlbridge: nothing to drop
     // VTK-7: VTK names only the pointer, not the array, so drop the hold whose bytes end first:
-    // the hold reaching furthest stays, and it covers every array still at this address.
+    // the hold reaching furthest stays, and it covers every array still at this address. Of
+    // equal reach the newest goes first: Adopt(Export(array)) holds `array` itself, which can
+    // only go once that newer hold has.
     for (auto it = std::next(found); it != last; ++it) {
-      if (HoldEnd(it->second) < HoldEnd(found->second)) found = it;
+      const uint64_t end = HoldEnd(it->second.hold);
+      const uint64_t best = HoldEnd(found->second.hold);
+      if (end < best || (end == best && it->second.order > found->second.order)) found = it;
     }
-    hold = std::move(found->second);
+    hold = std::move(found->second.hold);
     registry.holds.erase(found);
   }
   // VTK-7: the hold drops here, once, outside the lock: the release may free other adopted
@@ -270,14 +279,15 @@ vtkSmartPointer<vtkDataArray> Adopt(Tensor&& tensor, const AdoptOptions& options
   {
     Registry& registry = TheRegistry();
     std::lock_guard<std::mutex> lock(registry.mutex);
-    std::unordered_multimap<const void*, MemoryDescriptor>::iterator entry;
+    std::unordered_multimap<const void*, Held>::iterator entry;
     try {
-      entry = registry.holds.emplace(data, MemoryDescriptor());  // nothing moved yet
+      entry = registry.holds.emplace(data, Held());  // nothing moved yet
     } catch (const std::bad_alloc&) {
       throw Error(ErrorCode::kOutOfMemory, "vtk::Adopt: the hand-off registry is out of memory");
     }
     // VTK-6: the hold moves into the registry (noexcept) and the array frees through it.
-    entry->second = std::move(tensor.descriptor);
+    entry->second.hold = std::move(tensor.descriptor);
+    entry->second.order = ++registry.adoptions;
   }
   array->SetVoidArray(data, static_cast<vtkIdType>(values), /*save=*/0,
                       vtkAbstractArray::VTK_DATA_ARRAY_USER_DEFINED);

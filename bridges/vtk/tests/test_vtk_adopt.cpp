@@ -250,6 +250,28 @@ TEST_CASE("VTK-7 at one address the hold reaching least drops first, so the rest
   }
 }
 
+TEST_CASE("VTK-7 an adopted array exported and adopted again: both holds drop, newest first") {
+  // The second array's hold owns the first array, at the same address and extent: the free of
+  // the second must drop its own hold (the newest of equal reach), which lets the first array go
+  // and drop the original hold; dropping the original first would leave a cycle that never frees.
+  const int64_t heldBefore = dlbridge::vtk::AdoptedHoldCount();
+  float values[6] = {1, 2, 3, 4, 5, 6};
+  ReleaseCounter original;
+  vtktest::DeleteCounter deletes;
+  vtkSmartPointer<vtkDataArray> first =
+      dlbridge::vtk::Adopt(Described(values, 24, TensorLayout(kFloat32, {3, 2}), original));
+  deletes.Observe(first);
+  vtkSmartPointer<vtkDataArray> second = dlbridge::vtk::Adopt(dlbridge::vtk::Export(first));
+  CHECK(dlbridge::vtk::AdoptedHoldCount() == heldBefore + 2);
+  first = nullptr;
+  CHECK(deletes.deletes == 0);  // the second array's hold owns the first
+  CHECK(second->GetComponent(2, 1) == 6.0);
+  second = nullptr;
+  CHECK(deletes.deletes == 1);
+  CHECK(original.calls == 1);
+  CHECK(dlbridge::vtk::AdoptedHoldCount() == heldBefore);
+}
+
 TEST_CASE("VTK-7 a shallow copy shares the buffer and keeps the hold until it goes too") {
   float values[6] = {1, 2, 3, 4, 5, 6};
   ReleaseCounter counter;
