@@ -14,8 +14,8 @@
 #include <vtkSmartPointer.h>
 #include <vtkType.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <iterator>
 #include <limits>
 #include <mutex>
 #include <new>
@@ -81,6 +81,16 @@ uint64_t HoldEnd(const MemoryDescriptor& hold) {
   return static_cast<uint64_t>(hold.GetPointer()) + static_cast<uint64_t>(hold.GetSizeInBytes());
 }
 
+// VTK-7's order among the holds at one address: the one whose bytes end first drops first, so
+// the hold reaching furthest stays and covers every array still there; of equal reach the
+// newest, since Adopt(Export(array)) holds `array` itself, which can only go once that has.
+bool DropsBefore(const std::pair<const void* const, Held>& a,
+                 const std::pair<const void* const, Held>& b) {
+  const uint64_t endA = HoldEnd(a.second.hold);
+  const uint64_t endB = HoldEnd(b.second.hold);
+  return endA < endB || (endA == endB && a.second.order > b.second.order);
+}
+
 // VTK's free function for adopted memory (SetArrayFreeFunction). VTK calls it once per
 // buffer it drops: the array's last reference, or new memory given to the array.
 void FreeAdopted(void* data) {
@@ -88,17 +98,10 @@ void FreeAdopted(void* data) {
   {
     Registry& registry = TheRegistry();
     std::lock_guard<std::mutex> lock(registry.mutex);
-    auto [found, last] = registry.holds.equal_range(data);
-    if (found == last) return;  // not adopted by dlbridge: nothing to drop
-    // VTK-7: VTK names only the pointer, not the array, so drop the hold whose bytes end first:
-    // the hold reaching furthest stays, and it covers every array still at this address. Of
-    // equal reach the newest goes first: Adopt(Export(array)) holds `array` itself, which can
-    // only go once that newer hold has.
-    for (auto it = std::next(found); it != last; ++it) {
-      const uint64_t end = HoldEnd(it->second.hold);
-      const uint64_t best = HoldEnd(found->second.hold);
-      if (end < best || (end == best && it->second.order > found->second.order)) found = it;
-    }
+    const auto [first, last] = registry.holds.equal_range(data);
+    if (first == last) return;  // not adopted by dlbridge: nothing to drop
+    // VTK names only the pointer, not the array: which hold goes is VTK-7's order.
+    const auto found = std::min_element(first, last, DropsBefore);
     hold = std::move(found->second.hold);
     registry.holds.erase(found);
   }
