@@ -113,22 +113,17 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   PyObject* dlDevice = Py_None;
   PyObject* copy = Py_None;
   if (kwnames != nullptr) {
+    PyObject* const names[] = {g_str_stream, g_str_max_version, g_str_dl_device, g_str_copy};
+    PyObject** const slots[] = {&stream, &maxVersion, &dlDevice, &copy};
     const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* key = PyTuple_GET_ITEM(kwnames, i);
-      PyObject* value = args[i];
-      if (key == g_str_stream || PyUnicode_Compare(key, g_str_stream) == 0) {
-        stream = value;
-      } else if (key == g_str_max_version || PyUnicode_Compare(key, g_str_max_version) == 0) {
-        maxVersion = value;
-      } else if (key == g_str_dl_device || PyUnicode_Compare(key, g_str_dl_device) == 0) {
-        dlDevice = value;
-      } else if (key == g_str_copy || PyUnicode_Compare(key, g_str_copy) == 0) {
-        copy = value;
-      } else {
+      const int which = KeywordIndex(key, names);
+      if (which < 0) {
         PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument %R", key);
         return nullptr;
       }
+      *slots[which] = args[i];
     }
   }
   bool versioned = false;  // PY-6: max_version selects the capsule

@@ -86,22 +86,34 @@ struct LegacyType {
 LegacyType g_legacy_types[8];
 unsigned g_legacy_next = 0;
 
-bool TagValid(PyTypeObject* type) {
-  return PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG) && type->tp_version_tag != 0;
+// The type's version tag, 0 when it has no valid one. 3.12+ assigns tags lazily (asked for
+// here, so a type not yet looked up through the method cache gets one) and 3.13+ no longer
+// sets Py_TPFLAGS_VALID_VERSION_TAG: a nonzero tag is the valid one (PyType_Modified zeroes it).
+unsigned int VersionTag(PyTypeObject* type) {
+#if PY_VERSION_HEX >= 0x030C0000
+  if (type->tp_version_tag == 0) PyUnstable_Type_AssignVersionTag(type);
+  return type->tp_version_tag;
+#else
+  return PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG) ? type->tp_version_tag : 0;
+#endif
 }
 
 bool IsLegacyOnly(PyTypeObject* type) {
   for (const LegacyType& entry : g_legacy_types) {
-    if (entry.type == type) return TagValid(type) && entry.tag == type->tp_version_tag;
+    if (entry.type == type) {
+      const unsigned int tag = VersionTag(type);
+      return tag != 0 && entry.tag == tag;
+    }
   }
   return false;
 }
 
 void RememberLegacyOnly(PyTypeObject* type) {
-  if (!TagValid(type)) return;
+  const unsigned int tag = VersionTag(type);
+  if (tag == 0) return;
   for (LegacyType& entry : g_legacy_types) {
     if (entry.type == type) {
-      entry.tag = type->tp_version_tag;
+      entry.tag = tag;
       return;
     }
   }
@@ -109,7 +121,7 @@ void RememberLegacyOnly(PyTypeObject* type) {
   Py_XDECREF(reinterpret_cast<PyObject*>(slot.type));
   Py_INCREF(reinterpret_cast<PyObject*>(type));
   slot.type = type;
-  slot.tag = type->tp_version_tag;
+  slot.tag = tag;
 }
 
 }  // namespace
@@ -146,19 +158,17 @@ bool ParseRequest(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Re
     return false;
   }
   PyObject* device = Py_None;
+  PyObject* const names[] = {g_str_device, g_str_copy, g_str_stream};
+  PyObject** const slots[] = {&device, &request->copy, &request->stream};
   const Py_ssize_t n = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, i);
-    if (key == g_str_device || PyUnicode_Compare(key, g_str_device) == 0) {
-      device = args[nargs + i];
-    } else if (key == g_str_copy || PyUnicode_Compare(key, g_str_copy) == 0) {
-      request->copy = args[nargs + i];
-    } else if (key == g_str_stream || PyUnicode_Compare(key, g_str_stream) == 0) {
-      request->stream = args[nargs + i];
-    } else {
+    const int which = KeywordIndex(key, names);
+    if (which < 0) {
       PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument %R", key);
       return false;
     }
+    *slots[which] = args[nargs + i];
   }
   if (request->copy != Py_None && !PyBool_Check(request->copy)) {
     PyErr_Format(PyExc_TypeError, "from_dlpack: copy must be None, True or False, not %.100R",

@@ -177,7 +177,9 @@ struct PythonErrorSet {};
 // PY-51: every dealloc, release and capsule destructor of the module runs in one.
 struct SavedException {
 #if PY_VERSION_HEX >= 0x030C0000
-  PyObject* exc = PyErr_GetRaisedException();
+  // A constructor of its own: the deleted copy below suppresses the implicit default one.
+  PyObject* exc;
+  SavedException() : exc(PyErr_GetRaisedException()) {}
   ~SavedException() { PyErr_SetRaisedException(exc); }
 #else
   PyObject* type = nullptr;
@@ -197,6 +199,21 @@ struct SavedException {
 };
 
 #define DLB_METH(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn))
+
+// Which of `names` (interned) the keyword `key` is, -1 for none. Hot (every __dlpack__ and
+// from_dlpack with keywords): callers' keyword names are interned almost always (CPython
+// interns those of calls written in Python, NumPy and PyTorch pass interned ones), so every
+// name is tried by identity before any is compared by value.
+template <size_t N>
+inline int KeywordIndex(PyObject* key, PyObject* const (&names)[N]) {
+  for (size_t i = 0; i < N; ++i) {
+    if (key == names[i]) return static_cast<int>(i);
+  }
+  for (size_t i = 0; i < N; ++i) {
+    if (PyUnicode_Compare(key, names[i]) == 0) return static_cast<int>(i);
+  }
+  return -1;
+}
 
 // ---- Arguments (args.cpp; ToIntPair inline: the hot paths parse with it) ----
 

@@ -263,7 +263,8 @@ PyObject* NamedDestroyed(PyObject*, PyObject*) { return PyLong_FromLong(g_named_
 
 struct ProducerObject {
   PyObject_HEAD int
-      mode;  // 0: a good view, 1: a negative extent, 2: the producer raises BufferError
+      mode;  // 0: a good view, 1: a negative extent, 2: the producer raises BufferError,
+             // 3: success with an exception set, 4: failure with no exception set
   float data[6];
   int64_t shape[2];
   int64_t strides[2];
@@ -318,7 +319,9 @@ int ViewOf(void* pyObject, DLTensor* out) {
     PyErr_SetString(PyExc_BufferError, "this producer refuses a no-sync view");
     return -1;
   }
+  if (self->mode == 4) return -1;
   self->shape[0] = self->mode == 1 ? -1 : 2;
+  if (self->mode == 3) PyErr_SetString(PyExc_KeyError, "left set by the producer");
   out->data = self->data;
   out->device = DLDevice{kDLCPU, 0};
   out->ndim = 2;
@@ -329,11 +332,21 @@ int ViewOf(void* pyObject, DLTensor* out) {
   return 0;
 }
 
+int g_stream_mode = 0;  // 0: answers 0x1234, 1: success with an exception set, 2: fails silently
+
 int CurrentStream(DLDeviceType deviceType, int32_t, void** out) {
   g_stream_calls.fetch_add(1);
   g_stream_device = static_cast<int>(deviceType);
+  if (g_stream_mode == 2) return -1;
+  if (g_stream_mode == 1) PyErr_SetString(PyExc_KeyError, "left set by current_work_stream");
   *out = reinterpret_cast<void*>(uintptr_t{0x1234});
   return 0;
+}
+
+PyObject* SetStreamMode(PyObject*, PyObject* arg) {
+  g_stream_mode = static_cast<int>(PyLong_AsLong(arg));
+  if (PyErr_Occurred() != nullptr) return nullptr;
+  Py_RETURN_NONE;
 }
 
 DLPackExchangeAPI g_api_v1 = {
@@ -344,6 +357,12 @@ DLPackExchangeAPI g_api_v2 = {
 // A table without dltensor_from_py_object_no_sync (allowed): the view takes __dlpack__.
 DLPackExchangeAPI g_api_noview = {
     {{1, DLPACK_MINOR_VERSION}, nullptr}, nullptr, nullptr, nullptr, nullptr, &CurrentStream};
+
+// Hostile tables: a prev_api chain that loops without a version 1 table, and a version 1
+// table with every function NULL (the view then takes __dlpack__).
+DLPackExchangeAPI g_api_loop = {{{3, 0}, nullptr}, nullptr, nullptr, nullptr, nullptr, nullptr};
+DLPackExchangeAPI g_api_empty = {
+    {{1, DLPACK_MINOR_VERSION}, nullptr}, nullptr, nullptr, nullptr, nullptr, nullptr};
 
 PyObject* ApiCounts(PyObject*, PyObject*) {
   return Py_BuildValue("{s:i,s:i,s:i,s:i}", "view", g_view_calls.load(), "stream",
@@ -415,6 +434,7 @@ PyMethodDef g_methods[] = {{"export_capsule", &ExportCapsule, METH_VARARGS, null
                            {"named_destroyed", &NamedDestroyed, METH_NOARGS, nullptr},
                            {"api_counts", &ApiCounts, METH_NOARGS, nullptr},
                            {"table_address", &TableAddress, METH_VARARGS, nullptr},
+                           {"set_stream_mode", &SetStreamMode, METH_O, nullptr},
                            {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef g_module = {PyModuleDef_HEAD_INIT,
@@ -432,7 +452,11 @@ PyModuleDef g_module = {PyModuleDef_HEAD_INIT,
 PyMODINIT_FUNC PyInit_python_h_raw() {
   PyObject* module = PyModule_Create(&g_module);
   if (module == nullptr) return nullptr;
+  g_api_loop.header.prev_api = &g_api_loop.header;
   if (!AddProducer(module, "Exporter", "python_h_raw.Exporter", nullptr) ||
+      !AddProducer(module, "TableProducerLoop", "python_h_raw.TableProducerLoop", &g_api_loop) ||
+      !AddProducer(module, "TableProducerEmpty", "python_h_raw.TableProducerEmpty",
+                   &g_api_empty) ||
       !AddProducer(module, "TableProducer", "python_h_raw.TableProducer", &g_api_v1) ||
       !AddProducer(module, "TableProducerV2", "python_h_raw.TableProducerV2", &g_api_v2) ||
       !AddProducer(module, "TableProducerNoView", "python_h_raw.TableProducerNoView",

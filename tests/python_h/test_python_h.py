@@ -430,6 +430,54 @@ class TestPythonHelpers(unittest.TestCase):
             raw.view_info(raw.TableProducer(2))
         self.assertEqual(raw.api_counts()["dlpack"], counts["dlpack"])  # no fallback then
 
+    def test_pyh7_hostile_tables_are_refused_clearly(self):
+        # A prev_api chain that loops without a version 1 table is no table.
+        self.assertIsNone(raw.exchange_api_of(raw.TableProducerLoop))
+        self.assertEqual(raw.view_info(raw.TableProducerLoop())["path"], "dlpack")
+        # Every function NULL: the view takes __dlpack__, nothing is called through NULL.
+        self.assertEqual(raw.view_info(raw.TableProducerEmpty())["path"], "dlpack")
+        # A success with an exception set, a failure without one: SystemError, the producer's
+        # exception kept as the cause; no fallback to __dlpack__.
+        counts = raw.api_counts()
+        with self.assertRaisesRegex(SystemError, "returned success with an exception set") as cm:
+            raw.view_info(raw.TableProducer(3))
+        self.assertIsInstance(cm.exception.__cause__, KeyError)
+        with self.assertRaisesRegex(SystemError, "failed without setting an exception"):
+            raw.view_info(raw.TableProducer(4))
+        self.assertEqual(raw.api_counts()["dlpack"], counts["dlpack"])
+        try:
+            raw.set_stream_mode(1)
+            with self.assertRaisesRegex(SystemError, "current_work_stream returned success") as cm:
+                raw.view_info(raw.TableProducer())
+            self.assertIsInstance(cm.exception.__cause__, KeyError)
+            raw.set_stream_mode(2)
+            with self.assertRaisesRegex(SystemError, "current_work_stream failed without"):
+                raw.view_info(raw.TableProducer())
+        finally:
+            raw.set_stream_mode(0)
+        self.assertEqual(raw.view_info(raw.TableProducer())["stream"], 0x1234)
+
+    def test_pyh5_a_non_producer_reports_nothing_unraisable(self):
+        # The "no __dlpack__" check must not print "Exception ignored" (PyObject_HasAttr did
+        # on Python 3.13+), and must keep a producer's own AttributeError.
+        seen = []
+        old_hook = sys.unraisablehook
+        sys.unraisablehook = seen.append
+        try:
+            for _ in range(3):
+                with self.assertRaisesRegex(AttributeError, "no __dlpack__ method"):
+                    raw.import_info(object())
+
+            class Broken:
+                def __dlpack__(self, **kwargs):
+                    raise AttributeError("the producer's own")
+
+            with self.assertRaisesRegex(AttributeError, "the producer's own"):
+                raw.import_info(Broken())
+        finally:
+            sys.unraisablehook = old_hook
+        self.assertEqual(seen, [])
+
     @unittest.skipIf(pyb is None, "pybind11 was not found at configure time")
     def test_pyh7_pybind11_view_and_import(self):
         array = np.arange(5, dtype=np.float64)

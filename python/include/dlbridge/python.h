@@ -335,6 +335,58 @@ inline PyObject* MaxVersionRequest() {
 // What the helpers learnt about a type, while the type is unchanged (its version tag). The
 // cache holds a strong reference to each type, so an address never names another type; it is
 // read and written with the GIL held.
+// Whether `obj` lacks `__dlpack__`, asked with the pending error set aside and put back:
+// PyObject_HasAttr would report a lookup failure as "Exception ignored" (3.13+, and for any
+// call with an error pending), so the lookup is made here with nothing pending.
+inline bool LacksDunderDLPack(PyObject* obj) {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* pending = PyErr_GetRaisedException();
+#else
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&type, &value, &traceback);
+#endif
+  PyObject* attribute = PyObject_GetAttr(obj, DunderDLPack());
+  const bool lacks = attribute == nullptr && PyErr_ExceptionMatches(PyExc_AttributeError) != 0;
+  Py_XDECREF(attribute);
+  PyErr_Clear();
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_SetRaisedException(pending);
+#else
+  PyErr_Restore(type, value, traceback);
+#endif
+  return lacks;
+}
+
+// Raises SystemError("<what>") with the pending exception (if any) as its __cause__: a
+// producer's C function broke its contract (failed without an error, or succeeded with one).
+inline void RaiseContractBroken(const char* what) {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* cause = PyErr_GetRaisedException();
+#else
+  PyObject *type = nullptr, *cause = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&type, &cause, &traceback);
+  if (type != nullptr) {
+    PyErr_NormalizeException(&type, &cause, &traceback);
+    if (traceback != nullptr && cause != nullptr) PyException_SetTraceback(cause, traceback);
+  }
+  Py_XDECREF(type);
+  Py_XDECREF(traceback);
+#endif
+  PyErr_SetString(PyExc_SystemError, what);
+  if (cause == nullptr) return;
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* raised = PyErr_GetRaisedException();
+  PyException_SetCause(raised, cause);  // steals `cause`
+  PyErr_SetRaisedException(raised);
+#else
+  PyObject *t = nullptr, *v = nullptr, *tb = nullptr;
+  PyErr_Fetch(&t, &v, &tb);
+  PyErr_NormalizeException(&t, &v, &tb);
+  PyException_SetCause(v, cause);  // steals `cause`
+  PyErr_Restore(t, v, tb);
+#endif
+}
+
 struct TypeFacts {
   PyTypeObject* type = nullptr;
   unsigned int tag = 0;
@@ -346,7 +398,12 @@ struct TypeFacts {
 inline TypeFacts& FactsOf(PyTypeObject* type) {
   static TypeFacts cache[16];
   static unsigned next = 0;
-  const unsigned int tag = type->tp_version_tag;  // 0: no valid tag, learn nothing to keep
+  // 0: no valid tag, learn nothing to keep. 3.12+ assigns tags lazily: ask for one here, or a
+  // type not yet seen by the method cache would be learnt afresh on every call.
+#if PY_VERSION_HEX >= 0x030C0000
+  if (type->tp_version_tag == 0) PyUnstable_Type_AssignVersionTag(type);
+#endif
+  const unsigned int tag = type->tp_version_tag;
   for (TypeFacts& f : cache) {
     if (f.type == type) {
       if (f.tag != tag || tag == 0) f = TypeFacts{type, tag};
@@ -395,7 +452,7 @@ inline Tensor FromPyObject(PyObject* producer, const ImportOptions& options = {}
   }
   if (capsule == nullptr) {
     if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0 &&
-        PyObject_HasAttr(producer, detail::DunderDLPack()) == 0) {
+        detail::LacksDunderDLPack(producer)) {
       PyErr_Clear();
       PyErr_Format(PyExc_AttributeError,
                    "dlbridge::python::FromPyObject: a '%.100s' is no DLPack producer: it has no "
@@ -479,7 +536,12 @@ inline const void* FindExchangeApi(PyTypeObject* type) noexcept {
     if (PyCapsule_IsValid(capsule, "dlpack_exchange_api") != 0) {
       auto* header = static_cast<const DLPackExchangeAPIHeader*>(
           PyCapsule_GetPointer(capsule, "dlpack_exchange_api"));
-      while (header != nullptr && header->version.major != 1) header = header->prev_api;
+      // At most kMaxApiHops links: a hostile or broken table whose prev_api loops finds none.
+      constexpr int kMaxApiHops = 16;
+      int hops = 0;
+      while (header != nullptr && header->version.major != 1) {
+        header = ++hops < kMaxApiHops ? header->prev_api : nullptr;
+      }
       api = reinterpret_cast<const DLPackExchangeAPI*>(header);
     }
     Py_DECREF(capsule);
@@ -515,14 +577,17 @@ inline View FromPyObjectNoSync(PyObject* obj, const ViewOptions& options = {}) {
     // (so nothing is consumed or held), then its stream for the device.
     DLManagedTensorVersioned wrapper{};
     wrapper.version = api->header.version;
-    if (api->dltensor_from_py_object_no_sync(obj, &wrapper.dl_tensor) != 0) {
-      if (PyErr_Occurred() == nullptr) {
-        PyErr_SetString(PyExc_SystemError,
-                        "dlbridge::python: dltensor_from_py_object_no_sync failed without "
-                        "setting an exception");
-      }
-      throw ErrorAlreadySet();
+    const int status = api->dltensor_from_py_object_no_sync(obj, &wrapper.dl_tensor);
+    if (status != 0 && PyErr_Occurred() == nullptr) {
+      detail::RaiseContractBroken(
+          "dlbridge::python: the producer's dltensor_from_py_object_no_sync failed without "
+          "setting an exception");
+    } else if (status == 0 && PyErr_Occurred() != nullptr) {
+      detail::RaiseContractBroken(
+          "dlbridge::python: the producer's dltensor_from_py_object_no_sync returned success "
+          "with an exception set (its tensor is not used)");
     }
+    if (PyErr_Occurred() != nullptr) throw ErrorAlreadySet();
     try {
       view.tensor = FromDLPack(&wrapper, options.import);
     } catch (...) {
@@ -533,15 +598,18 @@ inline View FromPyObjectNoSync(PyObject* obj, const ViewOptions& options = {}) {
     view.flags_known = false;  // PYH-7: a DLTensor has no flags; 0 here is not "writable"
     if (options.query_stream && api->current_work_stream != nullptr) {
       void* stream = nullptr;
-      if (api->current_work_stream(wrapper.dl_tensor.device.device_type,
-                                   wrapper.dl_tensor.device.device_id, &stream) != 0) {
-        if (PyErr_Occurred() == nullptr) {
-          PyErr_SetString(PyExc_SystemError,
-                          "dlbridge::python: current_work_stream failed without setting an "
-                          "exception");
-        }
-        throw ErrorAlreadySet();
+      const int streamStatus = api->current_work_stream(
+          wrapper.dl_tensor.device.device_type, wrapper.dl_tensor.device.device_id, &stream);
+      if (streamStatus != 0 && PyErr_Occurred() == nullptr) {
+        detail::RaiseContractBroken(
+            "dlbridge::python: the producer's current_work_stream failed without setting an "
+            "exception");
+      } else if (streamStatus == 0 && PyErr_Occurred() != nullptr) {
+        detail::RaiseContractBroken(
+            "dlbridge::python: the producer's current_work_stream returned success with an "
+            "exception set (its stream is not used)");
       }
+      if (PyErr_Occurred() != nullptr) throw ErrorAlreadySet();
       view.stream = stream;
       view.stream_known = true;
     }
