@@ -45,7 +45,7 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext):
         cmake = shutil.which("cmake")
         if cmake is None:
-            raise RuntimeError("dlbridge: building the Python module needs cmake (>= 3.18) on "
+            raise RuntimeError("dlbridge: building the Python module needs cmake (>= 3.25) on "
                                "PATH (apt-get install cmake, or your platform's package)")
         config = "Debug" if self.debug else "Release"
         build_dir = Path(self.build_temp).resolve() / "cmake"

@@ -78,9 +78,31 @@ def gpu_tensor(stream=None, counter=None, **kwargs):
 '''
 
 
+OPTION = {"cuda": "DLBRIDGE_WITH_CUDA=OFF", "hip": "DLBRIDGE_WITH_HIP=OFF"}
+
+
+def switched_off(kind):
+    """Whether this build has the `kind` backend switched off (a supported configuration,
+    e.g. without the toolkit's headers): a pointer query then says so by the option's name
+    (GPU-9), and no fake runtime can be loaded, so the ordering tests cannot run."""
+    md = dlbridge.MemoryDescriptor(0x10000, 64, kind)
+    tensor = dlbridge.Tensor(md, "float32", (16,), allow_unowned=True)
+    try:
+        tensor.__dlpack_device__()
+    except BufferError as error:
+        return OPTION[kind] in str(error)
+    return False
+
+
 def run_with_fake(test, kind, body, fake=True, library=None):
     """Runs `body` after PRELUDE in a fresh interpreter whose dlbridge uses the fake `kind`
-    runtime (or `library`); returns the RESULT dict the body filled."""
+    runtime (or `library`); returns the RESULT dict the body filled. Skips the test where the
+    backend is switched off: test_py61_a_switched_off_backend_orders_nothing_and_says_so then
+    states that build's behaviour."""
+    if switched_off(kind):
+        test.skipTest("this build has %s: no %s runtime is loaded, so nothing is ordered "
+                      "(test_py61_a_switched_off_backend_orders_nothing_and_says_so)"
+                      % (OPTION[kind], kind))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([HERE, env.get("PYTHONPATH", "")])
     fake_path = ""
@@ -325,6 +347,28 @@ class FailedOrdering(unittest.TestCase):
         self.assertIn("/nonexistent/libcuda-missing.so.1", message)
         self.assertEqual(code, "kRuntimeUnavailable")
         self.assertEqual(result["releases"], 1)
+
+    def test_py61_a_switched_off_backend_orders_nothing_and_says_so(self):
+        kinds = [kind for kind in OPTION if switched_off(kind)]
+        if not kinds:
+            self.skipTest("both GPU backends are built: the fakes' tests state their behaviour")
+        for kind in kinds:
+            with self.subTest(kind=kind):
+                counter = ReleaseCounter()
+                md = dlbridge.MemoryDescriptor(0x10000, 64, kind)
+                md.SetReleaseAddress(counter.address, 3)
+                device = (dlbridge.kDLCUDA if kind == "cuda" else dlbridge.kDLROCM, 0)
+                t = dlbridge.Tensor(md, "float32", (16,), stream=0x1234, device=device)
+                t.__dlpack__(stream=-1)      # STR-2: nothing to order, nothing loaded
+                t.__dlpack__(stream=0x1234)
+                with self.assertRaises(BufferError) as cm:
+                    t.__dlpack__(stream=0x5678)
+                self.assertIn("OrderStreams", str(cm.exception))
+                self.assertIn(OPTION[kind], str(cm.exception))
+                self.assertEqual(cm.exception.code, "kRuntimeUnavailable")
+                self.assertEqual(t.stream, 0x1234)
+                del t, cm
+                self.assertEqual(counter.contexts, [3])
 
     def test_py61_a_runtime_that_cannot_be_used_is_a_buffer_error(self):
         stub = "/usr/local/cuda/targets/x86_64-linux/lib/stubs/libcuda.so"

@@ -5,6 +5,7 @@ import ctypes
 import gc
 import sys
 import unittest
+import weakref
 
 import numpy as np
 
@@ -21,6 +22,12 @@ try:
     import torch
 except ImportError:
     torch = None
+
+# PyTorch 2.x publishes a DLPack C exchange table on torch.Tensor (PyTorch 1.x has none): the
+# helpers must then take it (PYH-6/7), and the __dlpack__ path where it is missing.
+TORCH_TABLE = (capsule_pointer(torch.Tensor.__dlpack_c_exchange_api__, "dlpack_exchange_api")
+               if torch is not None and hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+               else None)
 
 
 class Wrapped:
@@ -347,13 +354,20 @@ class TestPythonHelpers(unittest.TestCase):
         self.assertEqual(sys.getrefcount(owner), refs + 1)
         raw.drop_held_on_thread()
         self.assertEqual(sys.getrefcount(owner), refs)
-        raw.hold_owner(owner)
+        # Dropped while an exception is handled: the exception survives, the owner goes.
+        # (Watched through a weak reference: Python 3.14 counts references differently
+        # inside an except block, so getrefcount there does not compare with one outside.)
+        probe = np.arange(4, dtype=np.uint8)
+        alive = weakref.ref(probe)
+        raw.hold_owner(probe)
+        del probe
+        self.assertIsNotNone(alive())
         try:
             raise KeyError("pending")
         except KeyError:
-            raw.drop_held()  # dropped while an exception is handled: it survives
+            raw.drop_held()
             self.assertIsInstance(sys.exc_info()[1], KeyError)
-        self.assertEqual(sys.getrefcount(owner), refs)
+            self.assertIsNone(alive())
 
     # PYH-6: the exchange API found on the type, walked to major version 1, cached.
     def test_pyh6_exchange_api_of_a_type(self):
@@ -362,7 +376,8 @@ class TestPythonHelpers(unittest.TestCase):
         self.assertEqual(raw.exchange_api_of(dlbridge.Tensor), published)
         self.assertIsNone(raw.exchange_api_of(np.ndarray))
         if torch is not None:
-            self.assertIsNone(raw.exchange_api_of(torch.Tensor))
+            # PyTorch 2's table (major version 1 heads its chain) or none (PyTorch 1).
+            self.assertEqual(raw.exchange_api_of(torch.Tensor), TORCH_TABLE)
         self.assertEqual(raw.exchange_api_of(raw.TableProducer), raw.table_address("v1"))
         self.assertEqual(raw.exchange_api_of(raw.TableProducerV2), raw.table_address("v1"))
 
@@ -413,7 +428,7 @@ class TestPythonHelpers(unittest.TestCase):
         self.assertEqual(view["path"], "dlpack")
         self.assertTrue(view["holds"])
         self.assertEqual(view["data"], array.ctypes.data)
-        if torch is not None:
+        if torch is not None and TORCH_TABLE is None:  # PyTorch 1: no table, __dlpack__
             t = torch.ones(3)
             view = raw.view_info(t)
             self.assertEqual((view["path"], view["data"]), ("dlpack", t.data_ptr()))
@@ -486,7 +501,37 @@ class TestPythonHelpers(unittest.TestCase):
         tensor = dlbridge.from_dlpack(array)
         self.assertEqual(pyb.view_sum(tensor), (10.0, "exchange_api"))
         if torch is not None:
-            self.assertEqual(pyb.view_sum(torch.arange(5, dtype=torch.float64)), (10.0, "dlpack"))
+            self.assertEqual(pyb.view_sum(torch.arange(5, dtype=torch.float64)),
+                             (10.0, "dlpack" if TORCH_TABLE is None else "exchange_api"))
+
+    @unittest.skipIf(TORCH_TABLE is None, "this PyTorch publishes no __dlpack_c_exchange_api__")
+    def test_pyh7_pytorchs_own_table_gives_the_view(self):
+        # A real producer's table (PyTorch 2): the N0 view is PyTorch's non-owning DLTensor,
+        # its values checked, nothing held, __dlpack__ never called.
+        base = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+        t = base[1:, ::2]  # strided, offset
+        view = raw.view_info(t)
+        self.assertEqual(view["path"], "exchange_api")
+        self.assertFalse(view["holds"])
+        self.assertEqual(view["shape"], (3, 3))
+        self.assertEqual(view["sum"], float(t.sum()))
+        self.assertEqual(view["data"], t.data_ptr())
+        self.assertEqual(view["stream"], 0)  # a CPU tensor has no stream: NULL
+        refs = sys.getrefcount(t)
+        for _ in range(100):
+            raw.view_info(t)
+        self.assertEqual(sys.getrefcount(t), refs)  # the view kept nothing of the tensor
+        # need_flags takes __dlpack__ (versioned with PyTorch 2): the flags are PyTorch's word.
+        self.assertEqual(raw.view_flags(t, True)[0::2], ("dlpack", True))
+        # PyTorch's read-only wrapper publishes its const table: still a view, same memory.
+        wrapper = getattr(torch.utils.dlpack, "ReadOnlyTensorWrapper", None)
+        if wrapper is not None:
+            ro = wrapper(base)
+            self.assertEqual(raw.view_info(ro)["path"], "exchange_api")
+            self.assertEqual(raw.view_info(ro)["data"], base.data_ptr())
+            path, flags, known = raw.view_flags(ro, True)
+            self.assertEqual((path, known), ("dlpack", True))
+            self.assertTrue(flags & dlbridge.FLAG_READ_ONLY)
 
 
 if __name__ == "__main__":
