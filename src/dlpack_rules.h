@@ -302,7 +302,8 @@ extern std::atomic<bool> g_fast_paths;
 inline bool FastPathsOn() noexcept { return g_fast_paths.load(std::memory_order_relaxed); }
 
 /// The fast path of import and export (issue 17): one pass over shape and strides that copies
-/// them to `dims` (shape then strides; nullptr: no copy) and computes the span, for the common
+/// them to `dims` (shape then strides; nullptr: no copy; `strides` nullptr: C-contiguous, as
+/// EffectiveStrides reads them) and computes the span, for the common
 /// case only: ndim extents >= 1, whole-byte elements, no product or sum overflowing int64.
 /// False whenever that is not proven (an extent 0 or negative, packed sub-byte elements, any
 /// overflow): the caller then runs the rules (CheckShape, ComputeSpan), which decide and word
@@ -569,7 +570,9 @@ bool ComputeSpan(Sink& sink, DLDataType dtype, uint64_t flags, int32_t ndim, con
   int64_t count = 1;
   for (; i >= 0; --i) {
     const int64_t extent = shape[i];
-    const int64_t stride = strides[i];
+    // NULL strides (legacy, or where IMP-9 allows them) are the C-contiguous ones: the count so
+    // far, as EffectiveStrides makes them; this loop then runs to the end.
+    const int64_t stride = strides != nullptr ? strides[i] : count;
     if (dims != nullptr) {
       dims[i] = extent;
       dims[ndim + i] = stride;

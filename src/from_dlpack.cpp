@@ -53,22 +53,33 @@ struct Checked {
   int64_t start = 0;       // the first reachable byte's distance from data
 };
 
+// IMP-9's predicate: NULL strides are allowed for legacy tensors, versioned ones before 1.2,
+// and where ImportOptions::allow_null_strides says so.
+template <class Managed>
+bool NullStridesAllowed(const Managed& managed, const ImportOptions& options) noexcept {
+  if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
+    (void)managed;
+    (void)options;
+    return true;
+  } else {
+    return managed.version.minor < 2 || options.allow_null_strides;
+  }
+}
+
 // Step 1, the rules (dlpack_rules.h): header, shape, dtype, device, span, data, byte_offset.
 template <class Managed>
 Checked CheckRules(const ThrowSink& sink, const Managed& managed, const ImportOptions& options) {
   constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
   Checked checked;
-  bool nullStridesAllowed = true;
   if constexpr (!kLegacy) {
     detail::CheckVersion(sink, managed.version);  // nothing past `flags` before this passes
     detail::CheckFlags(sink, managed.flags);
     checked.flags = managed.flags;
-    nullStridesAllowed = managed.version.minor < 2 || options.allow_null_strides;
   } else if (options.legacy_read_only) {
     checked.flags = DLPACK_FLAG_BITMASK_READ_ONLY;  // IMP-15
   }
   const DLTensor& t = managed.dl_tensor;
-  detail::CheckShape(sink, t, nullStridesAllowed, !kLegacy);
+  detail::CheckShape(sink, t, NullStridesAllowed(managed, options), !kLegacy);
   detail::CheckDtype(sink, t.dtype, checked.flags);
   checked.row = detail::CheckDevice(sink, t.device);
   int64_t contiguous[TensorLayout::kMaxDims];
@@ -144,8 +155,8 @@ uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* h
   return reinterpret_cast<uintptr_t>(info.contents);
 }
 
-// The common import (issue 17): a host tensor of at most kInlineDims dimensions, with strides,
-// that every rule accepts, proven in one pass over shape and strides (FastSpan) that writes
+// The common import (issue 17): a host tensor of at most kInlineDims dimensions, with strides
+// or with the NULL strides IMP-9 allows (NumPy 1.x's contiguous exports), that every rule accepts, proven in one pass over shape and strides (FastSpan) that writes
 // them into `result` as it goes. False when anything is unusual or wrong, with `result` still a
 // fresh Tensor but for its inline storage: the full sequence then runs and decides, and words
 // every error. Nothing here enforces a rule; each test below only recognises what the rules
@@ -163,7 +174,9 @@ bool TryFastImport(const Managed& managed, const ImportOptions& options, Tensor&
     flags = DLPACK_FLAG_BITMASK_READ_ONLY;
   }
   if (static_cast<uint32_t>(t.ndim) > static_cast<uint32_t>(TensorLayout::kMaxDims) ||
-      (t.ndim > 0 && (t.shape == nullptr || t.strides == nullptr)) || t.dtype.lanes == 0 ||
+      (t.ndim > 0 && (t.shape == nullptr ||
+                      (t.strides == nullptr && !NullStridesAllowed(managed, options)))) ||
+      t.dtype.lanes == 0 ||
       !detail::DtypeBitsValid(t.dtype.code, t.dtype.bits) || t.data == nullptr ||
       t.byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
       (options.require_writable && (flags & DLPACK_FLAG_BITMASK_READ_ONLY))) {

@@ -9,8 +9,11 @@ if(NOT TARGET dlbridge::torch)
   find_library(DLBRIDGE_C10_LIBRARY c10)
   if(DLBRIDGE_TORCH_INCLUDE_DIR AND DLBRIDGE_TORCH_LIBRARY AND DLBRIDGE_TORCH_CPU_LIBRARY AND
      DLBRIDGE_C10_LIBRARY)
+    include("${CMAKE_CURRENT_LIST_DIR}/dlbridge-libtorch-std.cmake")
+    dlbridge_libtorch_cxx_std("${DLBRIDGE_TORCH_INCLUDE_DIR}" _dlb_torch_std)
     add_library(dlbridge::libtorch INTERFACE IMPORTED)
     set_target_properties(dlbridge::libtorch PROPERTIES
+      INTERFACE_COMPILE_FEATURES "cxx_std_${_dlb_torch_std}"
       INTERFACE_INCLUDE_DIRECTORIES
         "${DLBRIDGE_TORCH_INCLUDE_DIR};${DLBRIDGE_TORCH_INCLUDE_DIR}/torch/csrc/api/include"
       INTERFACE_SYSTEM_INCLUDE_DIRECTORIES

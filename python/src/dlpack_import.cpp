@@ -6,10 +6,21 @@
 namespace dlbpy {
 namespace {
 
-PyObject* AllocTensor() {
-  PyObject* self = g_tensor_type->tp_alloc(g_tensor_type, 0);
-  if (self == nullptr) return nullptr;
-  InitTensorObject(self);
+// The import into a Tensor object allocated (tp_alloc) but not yet initialised: its tensor is
+// FromDLPack's result, constructed in place (no default tensor first, no move into it).
+// `managed` is consumed whatever happens (IMP-2). On failure the object is freed and NULL
+// returned with the Python error set.
+template <class Managed>
+PyObject* EmplaceImport(PyObject* self, Managed* managed) {
+  try {
+    new (&AsTensor(self)->t) dlbridge::Tensor(dlbridge::FromDLPack(managed));
+  } catch (...) {
+    SetCurrentException();
+    InitTensorObject(self);  // a valid (empty) object for its dealloc
+    Py_DECREF(self);
+    return nullptr;
+  }
+  InitTensorFields(self);
   return self;
 }
 
@@ -44,22 +55,17 @@ PyObject* ImportCapsule(PyObject* capsule) {
   const bool versioned = kind == CapsuleKind::kVersioned;
   void* pointer = PyCapsule_GetPointer(capsule, name);
   if (pointer == nullptr) return nullptr;
-  PyObject* result = AllocTensor();  // before anything is consumed
+  PyObject* result = g_tensor_type->tp_alloc(g_tensor_type, 0);  // before anything is consumed
   if (result == nullptr) return nullptr;
   // Renaming cannot fail for a valid capsule; from here the import owns the tensor, and
   // FromDLPack consumes it whatever happens (its deleter runs once on failure).
   if (PyCapsule_SetName(capsule, versioned ? kUsedVersionedName : kUsedLegacyName) != 0) {
+    InitTensorObject(result);
     Py_DECREF(result);
     return nullptr;
   }
-  DLB_TRY
-  if (versioned) {
-    AsTensor(result)->t = dlbridge::FromDLPack(static_cast<DLManagedTensorVersioned*>(pointer));
-  } else {
-    AsTensor(result)->t = dlbridge::FromDLPack(static_cast<DLManagedTensor*>(pointer));
-  }
-  DLB_CATCH((Py_DECREF(result), nullptr))
-  return result;
+  if (versioned) return EmplaceImport(result, static_cast<DLManagedTensorVersioned*>(pointer));
+  return EmplaceImport(result, static_cast<DLManagedTensor*>(pointer));
 }
 
 PyObject* LookupOnType(PyTypeObject* type, PyObject* name) {  // borrowed, never raises
@@ -128,15 +134,12 @@ void RememberLegacyOnly(PyTypeObject* type) {
 
 // Imports an owning versioned tensor (always consumed) into a new dlbridge.Tensor.
 PyObject* ImportManaged(DLManagedTensorVersioned* m) {
-  PyObject* result = AllocTensor();
+  PyObject* result = g_tensor_type->tp_alloc(g_tensor_type, 0);
   if (result == nullptr) {
     if (m != nullptr && m->deleter != nullptr) m->deleter(m);
     return nullptr;
   }
-  DLB_TRY
-  AsTensor(result)->t = dlbridge::FromDLPack(m);  // consumes m, on failure too
-  DLB_CATCH((Py_DECREF(result), nullptr))
-  return result;
+  return EmplaceImport(result, m);  // consumes m, on failure too
 }
 
 namespace {
@@ -238,10 +241,18 @@ bool ConsumerDevice(PyObject* obj, const Request& request, DLDevice* device, boo
     *device = request.want;
     return true;
   }
-  if (LookupOnType(Py_TYPE(obj), g_str_dlpack_device) == nullptr) return true;
   PyObject* self[1] = {obj};
   PyObject* answer = PyObject_VectorcallMethod(g_str_dlpack_device, self, 1, nullptr);
-  if (answer == nullptr) return false;
+  if (answer == nullptr) {
+    // Called without looking first (a lookup costs every import): a producer without the
+    // method is told apart from one whose method raised AttributeError on this rare path.
+    if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0 &&
+        LookupOnType(Py_TYPE(obj), g_str_dlpack_device) == nullptr) {
+      PyErr_Clear();
+      return true;  // no __dlpack_device__: no stream
+    }
+    return false;
+  }
   int64_t type = 0;
   int64_t id = 0;
   const bool ok = ToIntPair(answer, "from_dlpack: the producer's __dlpack_device__()", &type, &id);
@@ -250,6 +261,21 @@ bool ConsumerDevice(PyObject* obj, const Request& request, DLDevice* device, boo
   *device = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
   *known = true;
   return true;
+}
+
+// After a failed call of the producer's methods (made without looking them up first, which
+// would cost every import): PY-16's AttributeError when `type` has no __dlpack__ at all, in
+// place of whatever that call raised; otherwise the call's own error stands. Returns NULL.
+PyObject* NoProducerOr(PyTypeObject* type) {
+  if (LookupOnType(type, g_str_dlpack) != nullptr) return nullptr;
+  PyErr_Clear();
+  // PY-16: the array API's class for an object that is no producer.
+  PyErr_Format(PyExc_AttributeError,
+               "dlbridge.from_dlpack: %.100s has no __dlpack__ method and is not a DLPack "
+               "capsule; pass a DLPack producer (a NumPy array, a torch tensor, a "
+               "dlbridge.Tensor) or an unconsumed 'dltensor'/'dltensor_versioned' capsule",
+               type->tp_name);
+  return nullptr;
 }
 
 // PY-34, PY-35: the imported tensor made what was asked for. A device other than the
@@ -332,22 +358,14 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     return Conform(result, request, false);
   }
   PyTypeObject* type = Py_TYPE(obj);
-  if (LookupOnType(type, g_str_dlpack) == nullptr) {
-    // PY-16: the array API's class for an object that is no producer.
-    PyErr_Format(PyExc_AttributeError,
-                 "dlbridge.from_dlpack: %.100s has no __dlpack__ method and is not a DLPack "
-                 "capsule; pass a DLPack producer (a NumPy array, a torch tensor, a "
-                 "dlbridge.Tensor) or an unconsumed 'dltensor'/'dltensor_versioned' capsule",
-                 type->tp_name);
-    return nullptr;
-  }
   DLDevice consumer{};
   bool known = false;
   bool passStream = false;
   int64_t streamValue = 0;
-  if (!ConsumerDevice(obj, request, &consumer, &known)) return nullptr;
+  if (!ConsumerDevice(obj, request, &consumer, &known)) return NoProducerOr(type);
   if (known && !ImportStream(request.stream, consumer, &passStream, &streamValue)) return nullptr;
   if (!known && request.stream != Py_None) {
+    if (LookupOnType(type, g_str_dlpack) == nullptr) return NoProducerOr(type);
     PyErr_Format(PyExc_ValueError,
                  "from_dlpack: stream= for %.100s, which has no __dlpack_device__ to say which "
                  "device the stream would be of; pass device= as well, or stream=None",
@@ -364,7 +382,7 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   Py_XDECREF(streamObject);
   // (A C producer's result with an exception set never arrives here: CPython's call turns it
   // into SystemError and a NULL result.)
-  if (capsule == nullptr) return nullptr;
+  if (capsule == nullptr) return NoProducerOr(type);
   PyObject* result = nullptr;
   if (PyCapsule_CheckExact(capsule)) {
     result = ImportCapsule(capsule);

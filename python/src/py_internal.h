@@ -277,6 +277,9 @@ extern PyType_Spec kTensorSpec;
 // Constructs the fields of a PyTensor fresh from tp_alloc: an empty tensor, no plans, no
 // exports, hold-less exports refused (every constructor of Tensor objects calls it).
 void InitTensorObject(PyObject* self);
+// Everything of a new Tensor object but its tensor, for a caller that constructs `t` in place
+// (the import: FromDLPack's result, without a default tensor and a move).
+void InitTensorFields(PyObject* self);
 // The tensor's description changed: its exports are prepared again.
 void Invalidate(PyTensor* tensor) noexcept;
 // Prepares (and keeps) the tensor's plan of `kind`; throws the core's Error when the tensor

@@ -376,8 +376,12 @@ static std::string ByteStridesHint(const dlbridge::TensorLayout& layout) {
 }
 
 void InitTensorObject(PyObject* self) {
+  new (&AsTensor(self)->t) dlbridge::Tensor();
+  InitTensorFields(self);
+}
+
+void InitTensorFields(PyObject* self) {
   PyTensor* tensor = AsTensor(self);
-  new (&tensor->t) dlbridge::Tensor();
   tensor->plans = nullptr;
   new (&tensor->exports) std::atomic<Py_ssize_t>(0);
   tensor->allow_unowned = false;
@@ -410,7 +414,8 @@ const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind k
       kind == dlbridge::ExportKind::kLegacy ? tensor->plans->legacy : tensor->plans->versioned;
   dlbridge::ExportOptions options;
   LeaveHoldToPython(options);
-  slot.reset();
+  // emplace destroys the previous plan first and leaves the slot empty if the new one throws
+  // (no reset() before it: GCC 16 -O2 then warns that the destroyed plan may be uninitialised).
   const dlbridge::ExportPlan& plan = [&]() -> const dlbridge::ExportPlan& {
     try {
       return slot.emplace(tensor->t, kind, options);  // the core's checks (see EXP-14)
