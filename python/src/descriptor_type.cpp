@@ -296,7 +296,7 @@ PyType_Slot kDescriptorSlots[] = {
     {0, nullptr},
 };
 
-// Shutdown (PY-52): threads between EnterPython's check and LeavePython, and whether the
+// Shutdown (PY-52): threads inside a PythonEntry that took the GIL, and whether the
 // atexit hook has run. Sequentially consistent: a thread counts itself in, then reads the
 // flag; the hook sets the flag, then waits for the count to reach zero.
 std::atomic<long> g_in_python{0};
@@ -330,20 +330,43 @@ void ForgetOtherThreads() { g_in_python.store(0); }
 
 }  // namespace
 
+namespace {
+
+// Whether this thread holds the GIL (is attached to the interpreter). Not PyGILState_Check,
+// which answers 1 for every thread once a sub-interpreter exists.
+bool HoldsGil() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+  return PyThreadState_GetUnchecked() != nullptr;  // this thread's own, attached or NULL
+#elif PY_VERSION_HEX >= 0x030C0000
+  return _PyThreadState_UncheckedGet() != nullptr;  // thread-local from 3.12 on
+#else
+  // 3.11: the current thread state is the process's; compare it with this thread's own.
+  PyThreadState* mine = PyGILState_GetThisThreadState();
+  return mine != nullptr && mine == _PyThreadState_UncheckedGet();
+#endif
+}
+
+}  // namespace
+
 // PY-52: Python is entered only before shutdown; a thread that could not take the GIL any
 // more (PyGILState_Ensure after finalisation began ends the thread) leaks instead.
-bool EnterPython(PyGILState_STATE* state) noexcept {
+PythonEntry::PythonEntry() noexcept {
+  if (HoldsGil()) {  // the hook cannot run while this thread holds the GIL: no count needed
+    entered_ = !g_shutting_down.load() && !InterpreterFinalizing();
+    return;
+  }
   g_in_python.fetch_add(1);
   if (g_shutting_down.load() || !Py_IsInitialized() || InterpreterFinalizing()) {
     g_in_python.fetch_sub(1);
-    return false;
+    return;
   }
-  *state = PyGILState_Ensure();
-  return true;
+  state_ = PyGILState_Ensure();
+  entered_ = took_ = true;
 }
 
-void LeavePython(PyGILState_STATE state) noexcept {
-  PyGILState_Release(state);
+PythonEntry::~PythonEntry() {
+  if (!took_) return;
+  PyGILState_Release(state_);
   g_in_python.fetch_sub(1);
 }
 
@@ -370,10 +393,9 @@ int InstallShutdownHook() {
 // PY-3: a Python owner's reference is dropped with the GIL taken, on any thread; from
 // shutdown on it is leaked.
 void DecRefAnyThread(PyObject* object) noexcept {
-  PyGILState_STATE state;
-  if (!EnterPython(&state)) return;  // the interpreter is going: leak on purpose
+  const PythonEntry python;
+  if (!python.entered()) return;  // the interpreter is going: leak on purpose
   Py_DECREF(object);
-  LeavePython(state);
 }
 
 PyObject* SolePythonOwner(const dlbridge::MemoryDescriptor& d) {

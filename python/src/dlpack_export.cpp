@@ -14,13 +14,15 @@ void DropTensorRef(void* object) noexcept { DecRefAnyThread(static_cast<PyObject
 // keep-alive); from interpreter shutdown on both are leaked on purpose (see PY-52).
 void EndExport(void* block, dlbridge::KeepAlive keepAlive) noexcept {
   auto* tensor = static_cast<PyObject*>(keepAlive.context);
-  // One export fewer relies on the hold (see PY-50); the tensor lives until the DECREF below.
-  if (tensor != nullptr) AsTensor(tensor)->exports.fetch_sub(1, std::memory_order_release);
-  PyGILState_STATE state;
-  if (!EnterPython(&state)) return;
+  const PythonEntry python;
+  if (!python.entered()) return;  // from shutdown on: leaked, and nothing reads the count
+  if (tensor != nullptr) {
+    // One export fewer relies on the hold (see PY-50); the GIL orders it with its readers.
+    std::atomic<Py_ssize_t>& exports = AsTensor(tensor)->exports;
+    exports.store(exports.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+  }
   PyMem_Free(block);
-  Py_XDECREF(tensor);
-  LeavePython(state);
+  Py_XDECREF(tensor);  // the tensor lives until here
 }
 
 constexpr dlbridge::ExportAllocator kPyAllocator{&PyMem_Malloc, &EndExport};
@@ -40,7 +42,8 @@ Managed* ExportSelf(PyObject* object) {
     m = LegacyPlan(self).EmitLegacy(keepAlive, kPyAllocator);
   }
   Py_INCREF(object);  // the emission holds it from here on (its deleter drops it)
-  self->exports.fetch_add(1, std::memory_order_relaxed);  // see PY-50: one more relies on the hold
+  // See PY-50: one more relies on the hold (the GIL is held: a plain increment).
+  self->exports.store(self->exports.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   return m;
 }
 
@@ -61,27 +64,22 @@ PyObject* NewCapsule(DLManagedTensor* m);
 
 // ---- Capsules ----
 
-// PY-13: calls the deleter only while the capsule is unconsumed (still named kName).
+// PY-13: calls the deleter only while the capsule is unconsumed (still named kName). A
+// consumed capsule (renamed used_…, the consumer owns its tensor: the common end) is left at
+// once; the pending exception is saved only around a deleter that runs (see PY-51).
 template <class Managed, const char* kName>
-void CapsuleDestructorWork(PyObject* capsule) {
+void CapsuleDestructor(PyObject* capsule) {
+  // A capsule's name and pointer are read without raising: it is valid (this is its own
+  // destructor) and its name is never NULL here (NewCapsule names it).
   const char* name = PyCapsule_GetName(capsule);
-  if (name == nullptr) {
-    PyErr_Clear();
-    return;
-  }
-  if (std::strcmp(name, kName) != 0) return;  // consumed (renamed used_…): the consumer owns it
+  if (name == nullptr || std::strcmp(name, kName) != 0) return;
+  SavedException saved;  // a pending exception survives the deleter, which leaves none
   auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, kName));
   if (m == nullptr) {
     PyErr_Clear();
     return;
   }
   if (m->deleter != nullptr) m->deleter(m);
-}
-
-template <class Managed, const char* kName>
-void CapsuleDestructor(PyObject* capsule) {
-  SavedException saved;  // a pending exception survives the deleter, which leaves none (see PY-51)
-  CapsuleDestructorWork<Managed, kName>(capsule);
 }
 
 PyObject* NewCapsule(DLManagedTensorVersioned* m) {

@@ -20,7 +20,7 @@
 //   checker_bindings.cpp  _check_capsule, _checker_rules (the conformance checker)
 //
 // Threads and finalisation: every release and deleter dlbridge installs that touches Python
-// enters it through EnterPython (PyGILState_Ensure), so it may run on any thread at any time.
+// enters it through PythonEntry (PyGILState_Ensure), so it may run on any thread at any time.
 // From interpreter shutdown on (an atexit hook, which waits for the threads already inside)
 // it leaks on purpose instead: PyGILState_Ensure once finalisation has begun ends the thread
 // with a forced unwind, which a noexcept deleter frame turns into std::terminate (see PY-52).
@@ -131,7 +131,8 @@ struct PyTensor {
   PyObject_HEAD dlbridge::Tensor t;
   ExportPlans* plans;  // null until the first export
   // Zero-copy exports not yet deleted (capsules, exchange-API tensors): each keeps this
-  // object alive and relies on its hold (see PY-50). Decremented by deleters on any thread.
+  // object alive and relies on its hold (see PY-50). Changed only with the GIL held (by the
+  // export, and by its deleter once it has entered Python), so plain loads and stores do.
   std::atomic<Py_ssize_t> exports;
   bool allow_unowned;  // Tensor(..., allow_unowned=True): hold-less exports allowed (see PY-54)
   bool hold_moved;     // its hold moved into another Tensor through a view (see PY-55)
@@ -251,11 +252,25 @@ inline bool ToIntPair(PyObject* value, const char* what, int64_t* first, int64_t
 // ---- dlbridge.MemoryDescriptor (descriptor_type.cpp) ----
 
 extern PyType_Spec kDescriptorSpec;
-// Enters Python from any thread: true with the GIL taken (end with LeavePython); false from
-// interpreter shutdown on, when the caller must leak what it would have dropped.
-bool EnterPython(PyGILState_STATE* state) noexcept;
-void LeavePython(PyGILState_STATE state) noexcept;
-// Registers the atexit hook after which EnterPython refuses (module init); -1 on error.
+// Enters Python from any thread for its lifetime (PY-52): entered() is true with the GIL held,
+// false from interpreter shutdown on, when the caller must leak what it would have dropped. A
+// thread that holds the GIL already (a deleter run by a capsule's destructor: the common case)
+// enters without taking it again or counting itself in, since the atexit hook, which needs the
+// GIL, cannot run meanwhile; the others take it with PyGILState_Ensure.
+class PythonEntry {
+ public:
+  PythonEntry() noexcept;
+  ~PythonEntry();
+  PythonEntry(const PythonEntry&) = delete;
+  PythonEntry& operator=(const PythonEntry&) = delete;
+  bool entered() const noexcept { return entered_; }
+
+ private:
+  PyGILState_STATE state_{};
+  bool entered_ = false;
+  bool took_ = false;  // PyGILState_Ensure'd and counted in: undone by the destructor
+};
+// Registers the atexit hook after which PythonEntry refuses (module init); -1 on error.
 int InstallShutdownHook();
 // Drops a reference on any thread, taking the GIL; leaks it from shutdown on.
 void DecRefAnyThread(PyObject* object) noexcept;

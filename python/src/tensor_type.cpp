@@ -450,7 +450,7 @@ const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind k
 
 // PY-50: counted by ExportSelf and the deleters (dlpack_export.cpp).
 bool CheckNoLiveExports(PyTensor* tensor, const char* what) {
-  const Py_ssize_t live = tensor->exports.load(std::memory_order_acquire);
+  const Py_ssize_t live = tensor->exports.load(std::memory_order_relaxed);  // under the GIL
   if (live == 0) return true;
   PyErr_Format(PyExc_BufferError,
                "%s through Tensor.descriptor: %zd live export(s) of this tensor (capsules or "
