@@ -53,7 +53,7 @@ struct Checked {
   int64_t start = 0;       // the first reachable byte's distance from data
 };
 
-// IMP-9's predicate: NULL strides are allowed for legacy tensors, versioned ones before 1.2,
+// Whether NULL strides are allowed (see IMP-9): for legacy tensors, versioned ones before 1.2,
 // and where ImportOptions::allow_null_strides says so.
 template <class Managed>
 bool NullStridesAllowed(const Managed& managed, const ImportOptions& options) noexcept {
@@ -156,8 +156,9 @@ uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* h
 }
 
 // The common import (issue 17): a host tensor of at most kInlineDims dimensions, with strides
-// or with the NULL strides IMP-9 allows (NumPy 1.x's contiguous exports), that every rule accepts, proven in one pass over shape and strides (FastSpan) that writes
-// them into `result` as it goes. False when anything is unusual or wrong, with `result` still a
+// or with the NULL strides allowed (see IMP-9; NumPy 1.x's contiguous exports), that every
+// rule accepts, proven in one pass over shape and strides (FastSpan) that writes them into
+// `result` as it goes. False when anything is unusual or wrong, with `result` still a
 // fresh Tensor but for its inline storage: the full sequence then runs and decides, and words
 // every error. Nothing here enforces a rule; each test below only recognises what the rules
 // accept: see IMP-4, see IMP-5, see IMP-6, see IMP-7, see IMP-9, see IMP-12, see IMP-15,
@@ -174,10 +175,10 @@ bool TryFastImport(const Managed& managed, const ImportOptions& options, Tensor&
     flags = DLPACK_FLAG_BITMASK_READ_ONLY;
   }
   if (static_cast<uint32_t>(t.ndim) > static_cast<uint32_t>(TensorLayout::kMaxDims) ||
-      (t.ndim > 0 && (t.shape == nullptr ||
-                      (t.strides == nullptr && !NullStridesAllowed(managed, options)))) ||
-      t.dtype.lanes == 0 ||
-      !detail::DtypeBitsValid(t.dtype.code, t.dtype.bits) || t.data == nullptr ||
+      (t.ndim > 0 &&
+       (t.shape == nullptr || (t.strides == nullptr && !NullStridesAllowed(managed, options)))) ||
+      t.dtype.lanes == 0 || !detail::DtypeBitsValid(t.dtype.code, t.dtype.bits) ||
+      t.data == nullptr ||
       t.byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
       (options.require_writable && (flags & DLPACK_FLAG_BITMASK_READ_ONLY))) {
     return false;

@@ -296,7 +296,7 @@ PyType_Slot kDescriptorSlots[] = {
     {0, nullptr},
 };
 
-// Shutdown (PY-52): threads inside a PythonEntry that took the GIL, and whether the
+// Shutdown (PY-52): threads inside a PythonEntry, and whether the
 // atexit hook has run. Sequentially consistent: a thread counts itself in, then reads the
 // flag; the hook sets the flag, then waits for the count to reach zero.
 std::atomic<long> g_in_python{0};
@@ -351,22 +351,22 @@ bool HoldsGil() noexcept {
 // PY-52: Python is entered only before shutdown; a thread that could not take the GIL any
 // more (PyGILState_Ensure after finalisation began ends the thread) leaks instead.
 PythonEntry::PythonEntry() noexcept {
-  if (HoldsGil()) {  // the hook cannot run while this thread holds the GIL: no count needed
-    entered_ = !g_shutting_down.load() && !InterpreterFinalizing();
-    return;
-  }
+  // Counted in even with the GIL held: what runs inside (a DECREF reaching a __del__) may
+  // hand the GIL to the hook's thread, which must then wait for this one to leave.
   g_in_python.fetch_add(1);
   if (g_shutting_down.load() || !Py_IsInitialized() || InterpreterFinalizing()) {
     g_in_python.fetch_sub(1);
     return;
   }
+  entered_ = true;
+  if (HoldsGil()) return;  // already held (a capsule's destructor, say): not taken again
   state_ = PyGILState_Ensure();
-  entered_ = took_ = true;
+  took_ = true;
 }
 
 PythonEntry::~PythonEntry() {
-  if (!took_) return;
-  PyGILState_Release(state_);
+  if (!entered_) return;
+  if (took_) PyGILState_Release(state_);
   g_in_python.fetch_sub(1);
 }
 

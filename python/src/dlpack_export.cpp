@@ -42,7 +42,7 @@ Managed* ExportSelf(PyObject* object) {
     m = LegacyPlan(self).EmitLegacy(keepAlive, kPyAllocator);
   }
   Py_INCREF(object);  // the emission holds it from here on (its deleter drops it)
-  // See PY-50: one more relies on the hold (the GIL is held: a plain increment).
+  // One more relies on the hold (see PY-50); the GIL is held: a plain increment.
   self->exports.store(self->exports.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   return m;
 }

@@ -8,7 +8,7 @@ namespace {
 
 // The import into a Tensor object allocated (tp_alloc) but not yet initialised: its tensor is
 // FromDLPack's result, constructed in place (no default tensor first, no move into it).
-// `managed` is consumed whatever happens (IMP-2). On failure the object is freed and NULL
+// `managed` is consumed whatever happens (see IMP-2). On failure the object is freed and NULL
 // returned with the Python error set.
 template <class Managed>
 PyObject* EmplaceImport(PyObject* self, Managed* managed) {
@@ -17,10 +17,21 @@ PyObject* EmplaceImport(PyObject* self, Managed* managed) {
   } catch (...) {
     SetCurrentException();
     InitTensorObject(self);  // a valid (empty) object for its dealloc
+    PyObject_GC_Track(self);
     Py_DECREF(self);
     return nullptr;
   }
   InitTensorFields(self);
+  PyObject_GC_Track(self);
+  return self;
+}
+
+// A Tensor object for EmplaceImport: allocated, and kept from the cycle collector until its
+// tensor is built (a failing import runs the producer's deleter, which may run a collection
+// that would traverse it).
+PyObject* AllocUntracked() {
+  PyObject* self = g_tensor_type->tp_alloc(g_tensor_type, 0);
+  if (self != nullptr) PyObject_GC_UnTrack(self);
   return self;
 }
 
@@ -55,12 +66,13 @@ PyObject* ImportCapsule(PyObject* capsule) {
   const bool versioned = kind == CapsuleKind::kVersioned;
   void* pointer = PyCapsule_GetPointer(capsule, name);
   if (pointer == nullptr) return nullptr;
-  PyObject* result = g_tensor_type->tp_alloc(g_tensor_type, 0);  // before anything is consumed
+  PyObject* result = AllocUntracked();  // before anything is consumed
   if (result == nullptr) return nullptr;
   // Renaming cannot fail for a valid capsule; from here the import owns the tensor, and
   // FromDLPack consumes it whatever happens (its deleter runs once on failure).
   if (PyCapsule_SetName(capsule, versioned ? kUsedVersionedName : kUsedLegacyName) != 0) {
     InitTensorObject(result);
+    PyObject_GC_Track(result);
     Py_DECREF(result);
     return nullptr;
   }
@@ -68,7 +80,8 @@ PyObject* ImportCapsule(PyObject* capsule) {
   return EmplaceImport(result, static_cast<DLManagedTensor*>(pointer));
 }
 
-PyObject* LookupOnType(PyTypeObject* type, PyObject* name) {  // borrowed, never raises
+// `name` on `type` (its MRO), borrowed; never raises. Call it with no exception pending.
+PyObject* LookupOnType(PyTypeObject* type, PyObject* name) {
 #if PY_VERSION_HEX < 0x030E0000
   return _PyType_Lookup(type, name);
 #else
@@ -80,6 +93,14 @@ PyObject* LookupOnType(PyTypeObject* type, PyObject* name) {  // borrowed, never
   Py_DECREF(value);  // the type keeps it alive
   return value;
 #endif
+}
+
+// Whether `type` lacks `name`, asked while a failed call's exception is pending: the lookup
+// must not see it (_PyType_Lookup asserts none is set; a failed getattr would replace it),
+// so it is set aside and put back.
+bool TypeLacks(PyTypeObject* type, PyObject* name) {
+  const SavedException pending;
+  return LookupOnType(type, name) == nullptr;
 }
 
 // PY-16: producer types whose __dlpack__ rejected max_version (e.g. NumPy 1.x, PyTorch 1.x): asked
@@ -134,7 +155,7 @@ void RememberLegacyOnly(PyTypeObject* type) {
 
 // Imports an owning versioned tensor (always consumed) into a new dlbridge.Tensor.
 PyObject* ImportManaged(DLManagedTensorVersioned* m) {
-  PyObject* result = g_tensor_type->tp_alloc(g_tensor_type, 0);
+  PyObject* result = AllocUntracked();
   if (result == nullptr) {
     if (m != nullptr && m->deleter != nullptr) m->deleter(m);
     return nullptr;
@@ -247,7 +268,7 @@ bool ConsumerDevice(PyObject* obj, const Request& request, DLDevice* device, boo
     // Called without looking first (a lookup costs every import): a producer without the
     // method is told apart from one whose method raised AttributeError on this rare path.
     if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0 &&
-        LookupOnType(Py_TYPE(obj), g_str_dlpack_device) == nullptr) {
+        TypeLacks(Py_TYPE(obj), g_str_dlpack_device)) {
       PyErr_Clear();
       return true;  // no __dlpack_device__: no stream
     }
@@ -267,7 +288,7 @@ bool ConsumerDevice(PyObject* obj, const Request& request, DLDevice* device, boo
 // would cost every import): PY-16's AttributeError when `type` has no __dlpack__ at all, in
 // place of whatever that call raised; otherwise the call's own error stands. Returns NULL.
 PyObject* NoProducerOr(PyTypeObject* type) {
-  if (LookupOnType(type, g_str_dlpack) != nullptr) return nullptr;
+  if (!TypeLacks(type, g_str_dlpack)) return nullptr;
   PyErr_Clear();
   // PY-16: the array API's class for an object that is no producer.
   PyErr_Format(PyExc_AttributeError,
@@ -365,7 +386,7 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   if (!ConsumerDevice(obj, request, &consumer, &known)) return NoProducerOr(type);
   if (known && !ImportStream(request.stream, consumer, &passStream, &streamValue)) return nullptr;
   if (!known && request.stream != Py_None) {
-    if (LookupOnType(type, g_str_dlpack) == nullptr) return NoProducerOr(type);
+    if (TypeLacks(type, g_str_dlpack)) return NoProducerOr(type);
     PyErr_Format(PyExc_ValueError,
                  "from_dlpack: stream= for %.100s, which has no __dlpack_device__ to say which "
                  "device the stream would be of; pass device= as well, or stream=None",

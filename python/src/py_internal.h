@@ -252,11 +252,11 @@ inline bool ToIntPair(PyObject* value, const char* what, int64_t* first, int64_t
 // ---- dlbridge.MemoryDescriptor (descriptor_type.cpp) ----
 
 extern PyType_Spec kDescriptorSpec;
-// Enters Python from any thread for its lifetime (PY-52): entered() is true with the GIL held,
-// false from interpreter shutdown on, when the caller must leak what it would have dropped. A
-// thread that holds the GIL already (a deleter run by a capsule's destructor: the common case)
-// enters without taking it again or counting itself in, since the atexit hook, which needs the
-// GIL, cannot run meanwhile; the others take it with PyGILState_Ensure.
+// Enters Python from any thread for its lifetime (see PY-52): entered() is true with the GIL held,
+// false from interpreter shutdown on, when the caller must leak what it would have dropped.
+// Every entry counts itself in (the atexit hook waits for the count); a thread that holds the
+// GIL already (a deleter run by a capsule's destructor: the common case) does not take it
+// again, the others take it with PyGILState_Ensure.
 class PythonEntry {
  public:
   PythonEntry() noexcept;
@@ -268,7 +268,7 @@ class PythonEntry {
  private:
   PyGILState_STATE state_{};
   bool entered_ = false;
-  bool took_ = false;  // PyGILState_Ensure'd and counted in: undone by the destructor
+  bool took_ = false;  // PyGILState_Ensure'd: released by the destructor
 };
 // Registers the atexit hook after which PythonEntry refuses (module init); -1 on error.
 int InstallShutdownHook();

@@ -227,9 +227,9 @@ PyObject* ViewFlags(PyObject*, PyObject* args) {
     dp::ViewOptions options;
     options.need_flags = needFlags != 0;
     const dp::View view = dp::FromPyObjectNoSync(obj, options);
-    return Py_BuildValue("(sKO)", view.path == dp::ViewPath::kExchangeApi ? "exchange_api" : "dlpack",
-                         static_cast<unsigned long long>(view.tensor.flags),
-                         view.flags_known ? Py_True : Py_False);
+    return Py_BuildValue(
+        "(sKO)", view.path == dp::ViewPath::kExchangeApi ? "exchange_api" : "dlpack",
+        static_cast<unsigned long long>(view.tensor.flags), view.flags_known ? Py_True : Py_False);
   } catch (const dp::ErrorAlreadySet&) {
     return nullptr;
   }
@@ -455,8 +455,7 @@ PyMODINIT_FUNC PyInit_python_h_raw() {
   g_api_loop.header.prev_api = &g_api_loop.header;
   if (!AddProducer(module, "Exporter", "python_h_raw.Exporter", nullptr) ||
       !AddProducer(module, "TableProducerLoop", "python_h_raw.TableProducerLoop", &g_api_loop) ||
-      !AddProducer(module, "TableProducerEmpty", "python_h_raw.TableProducerEmpty",
-                   &g_api_empty) ||
+      !AddProducer(module, "TableProducerEmpty", "python_h_raw.TableProducerEmpty", &g_api_empty) ||
       !AddProducer(module, "TableProducer", "python_h_raw.TableProducer", &g_api_v1) ||
       !AddProducer(module, "TableProducerV2", "python_h_raw.TableProducerV2", &g_api_v2) ||
       !AddProducer(module, "TableProducerNoView", "python_h_raw.TableProducerNoView",

@@ -332,9 +332,6 @@ inline PyObject* MaxVersionRequest() {
   return request;
 }
 
-// What the helpers learnt about a type, while the type is unchanged (its version tag). The
-// cache holds a strong reference to each type, so an address never names another type; it is
-// read and written with the GIL held.
 // Whether `obj` lacks `__dlpack__`, asked with the pending error set aside and put back:
 // PyObject_HasAttr would report a lookup failure as "Exception ignored" (3.13+, and for any
 // call with an error pending), so the lookup is made here with nothing pending.
@@ -387,6 +384,9 @@ inline void RaiseContractBroken(const char* what) {
 #endif
 }
 
+// What the helpers learnt about a type, while the type is unchanged (its version tag). The
+// cache holds a strong reference to each type, so an address never names another type; it is
+// read and written with the GIL held.
 struct TypeFacts {
   PyTypeObject* type = nullptr;
   unsigned int tag = 0;
@@ -451,8 +451,7 @@ inline Tensor FromPyObject(PyObject* producer, const ImportOptions& options = {}
     capsule = PyObject_VectorcallMethod(detail::DunderDLPack(), self, 1, nullptr);
   }
   if (capsule == nullptr) {
-    if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0 &&
-        detail::LacksDunderDLPack(producer)) {
+    if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0 && detail::LacksDunderDLPack(producer)) {
       PyErr_Clear();
       PyErr_Format(PyExc_AttributeError,
                    "dlbridge::python::FromPyObject: a '%.100s' is no DLPack producer: it has no "
