@@ -300,6 +300,9 @@ PyType_Slot kDescriptorSlots[] = {
 // atexit hook has run. Sequentially consistent: a thread counts itself in, then reads the
 // flag; the hook sets the flag, then waits for the count to reach zero.
 std::atomic<long> g_in_python{0};
+// Entries by threads that held the GIL already: changed and read only with the GIL held, so a
+// plain count (no locked instruction on the common path); the hook waits for it too.
+long g_in_python_holding = 0;
 std::atomic<bool> g_shutting_down{false};
 
 bool InterpreterFinalizing() noexcept {
@@ -314,7 +317,7 @@ bool InterpreterFinalizing() noexcept {
 // leak; the threads already entering Python get the GIL (released while waiting) and finish.
 PyObject* ShutdownHook(PyObject*, PyObject*) {
   g_shutting_down.store(true);
-  while (g_in_python.load() > 0) {
+  while (g_in_python.load() > 0 || g_in_python_holding > 0) {
     PyThreadState* saved = PyEval_SaveThread();
     std::this_thread::sleep_for(std::chrono::microseconds(200));
     PyEval_RestoreThread(saved);
@@ -326,7 +329,10 @@ PyMethodDef kShutdownHookDef = {"_dlbridge_shutdown", ShutdownHook, METH_NOARGS,
 
 // A forked child has only the forking thread: threads the parent counted in are not there to
 // leave, and the child's exit would wait for them for ever.
-void ForgetOtherThreads() { g_in_python.store(0); }
+void ForgetOtherThreads() {
+  g_in_python.store(0);
+  g_in_python_holding = 0;
+}
 
 }  // namespace
 
@@ -351,22 +357,31 @@ bool HoldsGil() noexcept {
 // PY-52: Python is entered only before shutdown; a thread that could not take the GIL any
 // more (PyGILState_Ensure after finalisation began ends the thread) leaks instead.
 PythonEntry::PythonEntry() noexcept {
-  // Counted in even with the GIL held: what runs inside (a DECREF reaching a __del__) may
-  // hand the GIL to the hook's thread, which must then wait for this one to leave.
+  if (HoldsGil()) {
+    // Already held (a capsule's destructor, say): not taken again, but counted in, since what
+    // runs inside (a DECREF reaching a __del__) may hand the GIL to the hook's thread, which
+    // must then wait for this one to leave. The hook runs with the GIL: no race with the check.
+    if (g_shutting_down.load(std::memory_order_relaxed) || InterpreterFinalizing()) return;
+    ++g_in_python_holding;
+    entered_ = true;
+    return;
+  }
   g_in_python.fetch_add(1);
   if (g_shutting_down.load() || !Py_IsInitialized() || InterpreterFinalizing()) {
     g_in_python.fetch_sub(1);
     return;
   }
-  entered_ = true;
-  if (HoldsGil()) return;  // already held (a capsule's destructor, say): not taken again
   state_ = PyGILState_Ensure();
-  took_ = true;
+  entered_ = took_ = true;
 }
 
 PythonEntry::~PythonEntry() {
   if (!entered_) return;
-  if (took_) PyGILState_Release(state_);
+  if (!took_) {
+    --g_in_python_holding;  // the GIL is held again here, whatever ran inside
+    return;
+  }
+  PyGILState_Release(state_);
   g_in_python.fetch_sub(1);
 }
 

@@ -17,23 +17,16 @@ PyObject* EmplaceImport(PyObject* self, Managed* managed) {
   } catch (...) {
     SetCurrentException();
     InitTensorObject(self);  // a valid (empty) object for its dealloc
-    PyObject_GC_Track(self);
     Py_DECREF(self);
     return nullptr;
   }
   InitTensorFields(self);
-  PyObject_GC_Track(self);
   return self;
 }
 
-// A Tensor object for EmplaceImport: allocated, and kept from the cycle collector until its
-// tensor is built (a failing import runs the producer's deleter, which may run a collection
-// that would traverse it).
-PyObject* AllocUntracked() {
-  PyObject* self = g_tensor_type->tp_alloc(g_tensor_type, 0);
-  if (self != nullptr) PyObject_GC_UnTrack(self);
-  return self;
-}
+// A Tensor object for EmplaceImport, its tensor not yet built: `built` is false (tp_alloc's
+// zeroes), so a collection run meanwhile (a failing import's deleter may run one) skips it.
+PyObject* AllocForImport() { return g_tensor_type->tp_alloc(g_tensor_type, 0); }
 
 // PY-15: a capsule's import: other names refused before anything is consumed; the result is
 // allocated first, then the capsule renamed and its tensor handed to FromDLPack, which
@@ -66,13 +59,12 @@ PyObject* ImportCapsule(PyObject* capsule) {
   const bool versioned = kind == CapsuleKind::kVersioned;
   void* pointer = PyCapsule_GetPointer(capsule, name);
   if (pointer == nullptr) return nullptr;
-  PyObject* result = AllocUntracked();  // before anything is consumed
+  PyObject* result = AllocForImport();  // before anything is consumed
   if (result == nullptr) return nullptr;
   // Renaming cannot fail for a valid capsule; from here the import owns the tensor, and
   // FromDLPack consumes it whatever happens (its deleter runs once on failure).
   if (PyCapsule_SetName(capsule, versioned ? kUsedVersionedName : kUsedLegacyName) != 0) {
     InitTensorObject(result);
-    PyObject_GC_Track(result);
     Py_DECREF(result);
     return nullptr;
   }
@@ -155,7 +147,7 @@ void RememberLegacyOnly(PyTypeObject* type) {
 
 // Imports an owning versioned tensor (always consumed) into a new dlbridge.Tensor.
 PyObject* ImportManaged(DLManagedTensorVersioned* m) {
-  PyObject* result = AllocUntracked();
+  PyObject* result = AllocForImport();
   if (result == nullptr) {
     if (m != nullptr && m->deleter != nullptr) m->deleter(m);
     return nullptr;

@@ -136,6 +136,10 @@ struct PyTensor {
   std::atomic<Py_ssize_t> exports;
   bool allow_unowned;  // Tensor(..., allow_unowned=True): hold-less exports allowed (see PY-54)
   bool hold_moved;     // its hold moved into another Tensor through a view (see PY-55)
+  // Its fields are constructed (InitTensorFields). False (tp_alloc's zeroes) while an import
+  // builds the tensor in place: the cycle collector, which a failing import's deleter may
+  // run, then skips the object.
+  bool built;
 };
 
 inline PyDescriptor* AsDescriptor(PyObject* self) { return reinterpret_cast<PyDescriptor*>(self); }

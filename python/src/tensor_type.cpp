@@ -116,13 +116,14 @@ void TensorDealloc(PyObject* self) {
 // see, so a tensor with live exports is never collected.
 int TensorTraverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
+  if (!AsTensor(self)->built) return 0;  // an import is building its tensor
   Py_VISIT(SolePythonOwner(AsTensor(self)->t.descriptor));
   return 0;
 }
 
 int TensorClear(PyObject* self) {
   PyTensor* tensor = AsTensor(self);
-  if (SolePythonOwner(tensor->t.descriptor) != nullptr) {
+  if (tensor->built && SolePythonOwner(tensor->t.descriptor) != nullptr) {
     Invalidate(tensor);
     tensor->t.descriptor.SetOwner(nullptr);  // drops the reference
   }
@@ -386,6 +387,7 @@ void InitTensorFields(PyObject* self) {
   new (&tensor->exports) std::atomic<Py_ssize_t>(0);
   tensor->allow_unowned = false;
   tensor->hold_moved = false;
+  tensor->built = true;
 }
 
 // PY-11: every export comes from the core's plan of its kind, kept until the description
