@@ -29,6 +29,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <string>
 #include <utility>
 
 #include "dlbridge/error.h"
@@ -354,8 +355,7 @@ inline bool LacksDunderDLPack(PyObject* obj) {
   return lacks;
 }
 
-// Raises SystemError("<what>") with the pending exception (if any) as its __cause__: a
-// producer's C function broke its contract (failed without an error, or succeeded with one).
+// Raises SystemError(`what`) with the pending exception (if any) as its __cause__.
 inline void RaiseContractBroken(const char* what) {
 #if PY_VERSION_HEX >= 0x030C0000
   PyObject* cause = PyErr_GetRaisedException();
@@ -382,6 +382,22 @@ inline void RaiseContractBroken(const char* what) {
   PyException_SetCause(v, cause);  // steals `cause`
   PyErr_Restore(t, v, tb);
 #endif
+}
+
+// A producer's C function (`function`: its name in the exchange API) returned `status`: throws
+// ErrorAlreadySet when it failed, or broke its contract, which is SystemError with the
+// producer's exception as cause: a failure without an exception set, or a success with one
+// (what it wrote is then not used).
+inline void CheckProducerStatus(int status, const char* function) {
+  const bool raised = PyErr_Occurred() != nullptr;
+  if (status == 0 && !raised) return;
+  if (status != 0 && raised) throw ErrorAlreadySet();
+  const std::string what = std::string("dlbridge::python: the producer's ") + function +
+                           (status != 0 ? " failed without setting an exception"
+                                        : " returned success with an exception set (what it "
+                                          "wrote is not used)");
+  RaiseContractBroken(what.c_str());
+  throw ErrorAlreadySet();
 }
 
 // What the helpers learnt about a type, while the type is unchanged (its version tag). The
@@ -576,17 +592,8 @@ inline View FromPyObjectNoSync(PyObject* obj, const ViewOptions& options = {}) {
     // (so nothing is consumed or held), then its stream for the device.
     DLManagedTensorVersioned wrapper{};
     wrapper.version = api->header.version;
-    const int status = api->dltensor_from_py_object_no_sync(obj, &wrapper.dl_tensor);
-    if (status != 0 && PyErr_Occurred() == nullptr) {
-      detail::RaiseContractBroken(
-          "dlbridge::python: the producer's dltensor_from_py_object_no_sync failed without "
-          "setting an exception");
-    } else if (status == 0 && PyErr_Occurred() != nullptr) {
-      detail::RaiseContractBroken(
-          "dlbridge::python: the producer's dltensor_from_py_object_no_sync returned success "
-          "with an exception set (its tensor is not used)");
-    }
-    if (PyErr_Occurred() != nullptr) throw ErrorAlreadySet();
+    detail::CheckProducerStatus(api->dltensor_from_py_object_no_sync(obj, &wrapper.dl_tensor),
+                                "dltensor_from_py_object_no_sync");
     try {
       view.tensor = FromDLPack(&wrapper, options.import);
     } catch (...) {
@@ -597,18 +604,10 @@ inline View FromPyObjectNoSync(PyObject* obj, const ViewOptions& options = {}) {
     view.flags_known = false;  // PYH-7: a DLTensor has no flags; 0 here is not "writable"
     if (options.query_stream && api->current_work_stream != nullptr) {
       void* stream = nullptr;
-      const int streamStatus = api->current_work_stream(
-          wrapper.dl_tensor.device.device_type, wrapper.dl_tensor.device.device_id, &stream);
-      if (streamStatus != 0 && PyErr_Occurred() == nullptr) {
-        detail::RaiseContractBroken(
-            "dlbridge::python: the producer's current_work_stream failed without setting an "
-            "exception");
-      } else if (streamStatus == 0 && PyErr_Occurred() != nullptr) {
-        detail::RaiseContractBroken(
-            "dlbridge::python: the producer's current_work_stream returned success with an "
-            "exception set (its stream is not used)");
-      }
-      if (PyErr_Occurred() != nullptr) throw ErrorAlreadySet();
+      detail::CheckProducerStatus(
+          api->current_work_stream(wrapper.dl_tensor.device.device_type,
+                                   wrapper.dl_tensor.device.device_id, &stream),
+          "current_work_stream");
       view.stream = stream;
       view.stream_known = true;
     }
