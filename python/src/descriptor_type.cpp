@@ -334,10 +334,6 @@ void ForgetOtherThreads() {
   g_in_python_holding = 0;
 }
 
-}  // namespace
-
-namespace {
-
 // Whether this thread holds the GIL (is attached to the interpreter). Not PyGILState_Check,
 // which answers 1 for every thread once a sub-interpreter exists.
 bool HoldsGil() noexcept {

@@ -17,9 +17,7 @@ void EndExport(void* block, dlbridge::KeepAlive keepAlive) noexcept {
   const PythonEntry python;
   if (!python.entered()) return;  // from shutdown on: leaked, and nothing reads the count
   if (tensor != nullptr) {
-    // One export fewer relies on the hold (see PY-50); the GIL orders it with its readers.
-    std::atomic<Py_ssize_t>& exports = AsTensor(tensor)->exports;
-    exports.store(exports.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    --AsTensor(tensor)->exports;  // one export fewer relies on the hold (see PY-50)
   }
   PyMem_Free(block);
   Py_XDECREF(tensor);  // the tensor lives until here
@@ -42,8 +40,7 @@ Managed* ExportSelf(PyObject* object) {
     m = LegacyPlan(self).EmitLegacy(keepAlive, kPyAllocator);
   }
   Py_INCREF(object);  // the emission holds it from here on (its deleter drops it)
-  // One more relies on the hold (see PY-50); the GIL is held: a plain increment.
-  self->exports.store(self->exports.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  ++self->exports;    // one more relies on the hold (see PY-50)
   return m;
 }
 

@@ -131,9 +131,9 @@ struct PyTensor {
   PyObject_HEAD dlbridge::Tensor t;
   ExportPlans* plans;  // null until the first export
   // Zero-copy exports not yet deleted (capsules, exchange-API tensors): each keeps this
-  // object alive and relies on its hold (see PY-50). Changed only with the GIL held (by the
-  // export, and by its deleter once it has entered Python), so plain loads and stores do.
-  std::atomic<Py_ssize_t> exports;
+  // object alive and relies on its hold (see PY-50). Changed and read only with the GIL held
+  // (by the export, and by its deleter once it has entered Python): a plain count.
+  Py_ssize_t exports;
   bool allow_unowned;  // Tensor(..., allow_unowned=True): hold-less exports allowed (see PY-54)
   bool hold_moved;     // its hold moved into another Tensor through a view (see PY-55)
   // Its fields are constructed (InitTensorFields). False (tp_alloc's zeroes) while an import

@@ -384,7 +384,7 @@ void InitTensorObject(PyObject* self) {
 void InitTensorFields(PyObject* self) {
   PyTensor* tensor = AsTensor(self);
   tensor->plans = nullptr;
-  new (&tensor->exports) std::atomic<Py_ssize_t>(0);
+  tensor->exports = 0;
   tensor->allow_unowned = false;
   tensor->hold_moved = false;
   tensor->built = true;
@@ -452,7 +452,7 @@ const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind k
 
 // PY-50: counted by ExportSelf and the deleters (dlpack_export.cpp).
 bool CheckNoLiveExports(PyTensor* tensor, const char* what) {
-  const Py_ssize_t live = tensor->exports.load(std::memory_order_relaxed);  // under the GIL
+  const Py_ssize_t live = tensor->exports;
   if (live == 0) return true;
   PyErr_Format(PyExc_BufferError,
                "%s through Tensor.descriptor: %zd live export(s) of this tensor (capsules or "
