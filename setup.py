@@ -106,7 +106,7 @@ setup(
     version=read_version(),
     # Here rather than in pyproject.toml's [tool.setuptools], which setuptools < 68 calls beta.
     package_dir={"": "python"},
-    packages=["dlbridge"],
+    packages=["dlbridge", "dlbridge.check"],
     package_data={"dlbridge": ["py.typed", "*.pyi"]},
     license_files=["LICENSE"],
     zip_safe=False,

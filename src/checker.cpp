@@ -1,6 +1,7 @@
 // The conformance checker: reads a managed tensor, reports findings, consumes nothing.
 // Every rule it reports is the importer's own, run through a collecting sink
-// (dlpack_rules.h); this file holds the rule list (CONF-*) and the order of the passes.
+// (dlpack_rules.h), whose kRuleInfo also gives the rule list (CONF-*) its IDs, severities and
+// order; this file adds each rule's one-line summary and holds the order of the passes.
 #include "dlbridge/checker.h"
 
 #include <cstdint>
@@ -9,51 +10,116 @@
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
 #include "dlbridge/tensor_layout.h"
+#include "dlbridge/testing.h"
 #include "dlpack_rules.h"
 
 namespace dlbridge {
 
 namespace {
 
-constexpr CheckerRule kRules[] = {
-    {"CONF-NULL", Severity::kViolation, "the managed tensor pointer is not NULL"},
-    {"CONF-VERSION-MAJOR", Severity::kViolation,
-     "version.major is 1 (another major: a consumer may only call the deleter)"},
-    {"CONF-VERSION-MINOR", Severity::kNote,
-     "version.minor is at most the checker's header minor (newer: unknown values are warnings)"},
-    {"CONF-DELETER-NULL", Severity::kNote,
-     "the deleter is set (NULL is allowed, nothing is freed)"},
-    {"CONF-FLAGS-UNKNOWN", Severity::kViolation, "flags holds only bits the header defines"},
-    {"CONF-FLAGS-PADDED", Severity::kWarning,
-     "IS_SUBBYTE_TYPE_PADDED is set only on a sub-byte dtype"},
-    {"CONF-NDIM", Severity::kViolation, "ndim >= 0 (and at most 64, the checker's bound: warning)"},
-    {"CONF-SHAPE-NULL", Severity::kViolation, "shape is not NULL when ndim > 0"},
-    {"CONF-SHAPE-NEGATIVE", Severity::kViolation, "every extent is >= 0"},
-    {"CONF-STRIDES-NULL", Severity::kViolation,
-     "strides is not NULL when ndim > 0 for DLPack >= 1.2 (legacy and < 1.2: a note)"},
-    {"CONF-DTYPE-CODE", Severity::kViolation, "dtype.code is a DLDataTypeCode value"},
-    {"CONF-DTYPE-LANES", Severity::kViolation, "dtype.lanes >= 1"},
-    {"CONF-DTYPE-BITS", Severity::kViolation, "dtype.bits matches dtype.code"},
-    {"CONF-DEVICE-TYPE", Severity::kViolation, "device.device_type is a DLDeviceType value"},
-    {"CONF-DEVICE-ID", Severity::kViolation,
-     "device_id is 0 for CPU, pinned and managed memory, >= 0 otherwise"},
-    {"CONF-DATA-NULL", Severity::kViolation, "data is not NULL when the tensor has elements"},
-    {"CONF-DATA-ZERO-SIZE", Severity::kNote, "data is NULL when the tensor has no elements"},
-    {"CONF-ALIGN", Severity::kNote, "data is aligned to 256 bytes (byte_offset locates element 0)"},
-    {"CONF-OVERFLOW", Severity::kViolation,
-     "extent, stride, byte size, byte_offset and address arithmetic fit int64 and do not wrap"},
-    {"CONF-SUBBYTE-BOUNDARY", Severity::kViolation,
-     "a packed sub-byte tensor's lowest element starts on a byte boundary"},
+using detail::kRuleInfo;
+using detail::Rule;
+
+// What each rule checks, one line, by Rule: the ID, severity and order are kRuleInfo's. An ID
+// that several Rules report under (e.g. kNdimNegative and kNdimLimit) is listed once, at its
+// first Rule, which carries the summary; its later Rules carry none.
+struct Summary {
+  Rule rule;
+  const char* text;
 };
+constexpr Summary kSummaries[] = {
+    {Rule::kNull, "the managed tensor pointer is not NULL"},
+    {Rule::kVersionMajor,
+     "version.major is 1 (another major: a consumer may only call the deleter)"},
+    {Rule::kVersionMinorNewer,
+     "version.minor is at most the checker's header minor (newer: unknown values are warnings)"},
+    {Rule::kDeleterNull, "the deleter is set (NULL is allowed, nothing is freed)"},
+    {Rule::kFlagsUnknown, "flags holds only bits the header defines"},
+    {Rule::kFlagsPadded, "IS_SUBBYTE_TYPE_PADDED is set only on a sub-byte dtype"},
+    {Rule::kNdimNegative, "ndim >= 0 (and at most 64, the checker's bound: warning)"},
+    {Rule::kNdimLimit, nullptr},
+    {Rule::kShapeNull, "shape is not NULL when ndim > 0"},
+    {Rule::kShapeNegative, "every extent is >= 0"},
+    {Rule::kStridesNull,
+     "strides is not NULL when ndim > 0 for DLPack >= 1.2 (legacy and < 1.2: a note)"},
+    {Rule::kStridesNullAllowed, nullptr},
+    {Rule::kDtypeCode, "dtype.code is a DLDataTypeCode value"},
+    {Rule::kDtypeLanes, "dtype.lanes >= 1"},
+    {Rule::kDtypeBits, "dtype.bits matches dtype.code"},
+    {Rule::kDeviceType, "device.device_type is a DLDeviceType value"},
+    {Rule::kDeviceIdZero, "device_id is 0 for CPU, pinned and managed memory, >= 0 otherwise"},
+    {Rule::kDeviceIdNegative, nullptr},
+    {Rule::kDataNull, "data is not NULL when the tensor has elements"},
+    {Rule::kDataZeroSize, "data is NULL when the tensor has no elements"},
+    {Rule::kAlign, "data is aligned to 256 bytes (byte_offset locates element 0)"},
+    {Rule::kOverflow,
+     "extent, stride, byte size, byte_offset and address arithmetic fit int64 and do not wrap"},
+    {Rule::kSubbyteBoundary, "a packed sub-byte tensor's lowest element starts on a byte boundary"},
+};
+constexpr int kRuleCount = static_cast<int>(sizeof(kRuleInfo) / sizeof(kRuleInfo[0]));
+
+constexpr bool SameText(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
+// Whether Rule `i` is the first to report its CONF-* ID.
+constexpr bool FirstOfId(int i) {
+  for (int k = 0; k < i; ++k) {
+    if (SameText(kRuleInfo[k].conf_id, kRuleInfo[i].conf_id)) return false;
+  }
+  return true;
+}
+
+// One summary per Rule, in Rule order, present exactly on each ID's first Rule.
+constexpr bool SummariesAgree() {
+  if (static_cast<int>(sizeof(kSummaries) / sizeof(kSummaries[0])) != kRuleCount) return false;
+  for (int i = 0; i < kRuleCount; ++i) {
+    if (static_cast<int>(kSummaries[i].rule) != i) return false;
+    if ((kSummaries[i].text != nullptr) != FirstOfId(i)) return false;
+  }
+  return true;
+}
+static_assert(SummariesAgree(),
+              "kSummaries needs one row per Rule, in order, with a summary "
+              "on (and only on) the first Rule of each CONF-* ID");
+
+constexpr int CountIds() {
+  int n = 0;
+  for (int i = 0; i < kRuleCount; ++i) n += FirstOfId(i) ? 1 : 0;
+  return n;
+}
+
+struct RuleList {
+  CheckerRule rules[CountIds()];
+};
+
+// The checker's rule list: each CONF-* ID of kRuleInfo once, in Rule order, with the severity
+// of its first Rule.
+constexpr RuleList MakeRules() {
+  RuleList list{};
+  int n = 0;
+  for (int i = 0; i < kRuleCount; ++i) {
+    if (!FirstOfId(i)) continue;
+    list.rules[n++] = CheckerRule{kRuleInfo[i].conf_id, kRuleInfo[i].severity, kSummaries[i].text};
+  }
+  return list;
+}
+constexpr RuleList kRules = MakeRules();
 
 using detail::CollectSink;
 
 // The checks on a DLTensor: the importer's rules (dlpack_rules.h), every finding kept.
 // `strict_strides`: DLPack >= 1.2 forbids NULL strides.
+// `stand_in`: the device row the placement checks read instead of the table's (a test hook).
 void CheckTensor(CollectSink& sink, const DLTensor& t, uint64_t flags, bool versioned,
-                 bool strict_strides) {
+                 bool strict_strides, const DeviceTypeInfo* stand_in = nullptr) {
   detail::CheckDtype(sink, t.dtype, flags);
   const DeviceTypeInfo* row = detail::CheckDevice(sink, t.device);
+  if (stand_in != nullptr) row = stand_in;
   if (!detail::CheckShape(sink, t, !strict_strides, versioned)) return;
   // With lanes 0 (already reported) an element has no width: the count and the stride reach
   // are still checked, over one-byte elements, and nothing past them.
@@ -68,7 +134,7 @@ void CheckTensor(CollectSink& sink, const DLTensor& t, uint64_t flags, bool vers
   }
   if (!detail::CheckData(sink, t.data, span)) return;
   // Handles (OpenCL, Vulkan, Metal, ...) are not addresses: no address arithmetic.
-  if (row == nullptr || !row->exported) return;
+  if (row == nullptr || !row->address_arithmetic) return;
   const uintptr_t base = reinterpret_cast<uintptr_t>(t.data);
   detail::CheckAlignment(sink, base, t.byte_offset);
   int64_t start = 0;
@@ -90,8 +156,8 @@ const char* SeverityName(Severity severity) noexcept {
 }
 
 const CheckerRule* CheckerRules(int* count) noexcept {
-  if (count != nullptr) *count = static_cast<int>(sizeof(kRules) / sizeof(kRules[0]));
-  return kRules;
+  if (count != nullptr) *count = CountIds();
+  return kRules.rules;
 }
 
 std::vector<Finding> CheckDLPack(const DLManagedTensorVersioned* managed) {
@@ -133,4 +199,14 @@ bool HasViolation(const std::vector<Finding>& findings) noexcept {
   return false;
 }
 
+namespace testing {
+
+std::vector<Finding> CheckWithDeviceRow(const DLManagedTensorVersioned& managed,
+                                        const DeviceTypeInfo& row) {
+  CollectSink sink;
+  CheckTensor(sink, managed.dl_tensor, managed.flags, true, managed.version.minor >= 2, &row);
+  return sink.Take();
+}
+
+}  // namespace testing
 }  // namespace dlbridge

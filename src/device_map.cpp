@@ -154,6 +154,17 @@ static_assert(TablesAgree(), "the device table's columns contradict one another"
 
 bool HasRuntime(MemorySpace space) { return detail::SpaceRuntime(space, nullptr); }
 
+// Appends the names of the rows `pick` accepts, each followed by `suffix`, to a
+// comma-separated list.
+template <class Pick>
+void AppendNames(std::string* list, Pick&& pick, const char* suffix) {
+  for (const DeviceTypeInfo& row : kDevices) {
+    if (!pick(row)) continue;
+    if (!list->empty()) *list += ", ";
+    *list += std::string(row.name) + suffix;
+  }
+}
+
 }  // namespace
 
 const DeviceTypeInfo* FindDeviceType(int32_t device_type) noexcept { return Lookup(device_type); }
@@ -173,6 +184,13 @@ DLDeviceType DefaultDeviceType(MemorySpace space) noexcept {
 bool DeviceTypeMatchesSpace(int32_t device_type, MemorySpace space) noexcept {
   const DeviceTypeInfo* row = FindDeviceType(device_type);
   return row != nullptr && row->exported && row->space == space;
+}
+
+// DEV-5: the lists messages name are the table's rows.
+std::string DeviceTypeNames(bool (*pick)(const DeviceTypeInfo& row)) {
+  std::string list;
+  AppendNames(&list, pick, "");
+  return list;
 }
 
 const DeviceTypeInfo* DeviceTable(int* count) noexcept {
@@ -202,11 +220,8 @@ std::string AcceptedImportDeviceTypes() {
                              {DeviceImport::kNeedsResolver, " (with a resolver)"}};
   std::string list;
   for (const Kind& kind : kKinds) {
-    for (const DeviceTypeInfo& row : kDevices) {
-      if (row.import != kind.import) continue;
-      if (!list.empty()) list += ", ";
-      list += std::string(row.name) + kind.suffix;
-    }
+    AppendNames(
+        &list, [&](const DeviceTypeInfo& row) { return row.import == kind.import; }, kind.suffix);
   }
   return list;
 }

@@ -44,7 +44,10 @@ void* CheckedElementZero(const Tensor& tensor, DLDataType requested) {
              "\" (device type " +
              (type == 0 ? DeviceTypeName(DefaultDeviceType(space)) : DeviceTypeName(type)) +
              ") is not host-readable; Data gives pointers only to memory the CPU may read "
-             "(space \"host\": kDLCPU, kDLCUDAHost, kDLROCMHost); copy it to the host first");
+             "(space \"host\": " +
+             DeviceTypeNames(
+                 [](const DeviceTypeInfo& r) { return r.host_addressable; }) +  // see DEV-5
+             "); copy it to the host first");
   }
   auto* base =
       reinterpret_cast<unsigned char*>(static_cast<intptr_t>(tensor.descriptor.GetPointer()));

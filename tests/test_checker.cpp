@@ -3,15 +3,19 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <fstream>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "counting.h"
+#include "dlbridge/testing.h"
 
 using dlbridge::CheckDLPack;
+using dlbridge::DeviceTypeInfo;
 using dlbridge::Finding;
 using dlbridge::Severity;
 using dlbridge::Tensor;
@@ -376,18 +380,76 @@ TEST_CASE_TEMPLATE("CONF-SUBBYTE-BOUNDARY packed sub-byte tensors start on a byt
   CHECK_CLEAN(Check(ok));
 }
 
+// The rules of spec/conformance.md's "The checker's rules" table, in order: ID and the first
+// severity of its severity column.
+std::vector<std::pair<std::string, std::string>> SpecRules() {
+  std::ifstream in(DLBRIDGE_TEST_SPEC_DIR "/conformance.md");
+  REQUIRE(in.good());
+  std::vector<std::pair<std::string, std::string>> rules;
+  bool inSection = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## ", 0) == 0) inSection = line.find("(CONF-*)") != std::string::npos;
+    if (!inSection || line.rfind("| CONF-", 0) != 0) continue;
+    std::istringstream cells(line.substr(2));
+    std::string id, severity;
+    std::getline(cells, id, '|');
+    std::getline(cells, severity, '|');
+    id = id.substr(0, id.find(' '));
+    severity = severity.substr(severity.find_first_not_of(' '));
+    severity = severity.substr(0, severity.find_first_of(" /"));
+    rules.emplace_back(id, severity);
+  }
+  return rules;
+}
+
 TEST_CASE("CONF-RULES every rule has an ID, a summary, and a test named after it") {
   int count = 0;
   const dlbridge::CheckerRule* rules = dlbridge::CheckerRules(&count);
-  REQUIRE(count == 20);
+  // The list is the contract's: spec/conformance.md's rows, in order, with their severities.
+  const std::vector<std::pair<std::string, std::string>> spec = SpecRules();
+  REQUIRE(count == static_cast<int>(spec.size()));
   std::set<std::string> ids;
   for (int i = 0; i < count; ++i) {
-    CHECK(std::string(rules[i].id).rfind("CONF-", 0) == 0);
+    CAPTURE(rules[i].id);
+    CHECK(std::string(rules[i].id) == spec[i].first);
+    CHECK(std::string(dlbridge::SeverityName(rules[i].severity)) == spec[i].second);
     CHECK(std::string(rules[i].summary).size() > 10);
     ids.insert(rules[i].id);
   }
   CHECK(ids.size() == static_cast<size_t>(count));
   CHECK(std::string(dlbridge::SeverityName(Severity::kWarning)) == "warning");
+  // Every finding the checker reports is a listed rule (a finding of each kind, below, and in
+  // the rule's own test).
+  Buffer buf;
+  HandBuilt<DLManagedTensorVersioned> h(buf.bytes + 16, {2, -1});
+  h.managed.deleter = nullptr;
+  h.managed.flags = uint64_t{1} << 40;
+  h.T().dtype = {kDLFloat, 31, 0};
+  h.T().device = {kDLCPU, 3};
+  for (const Finding& f : CheckDLPack(&h.managed)) CHECK(ids.count(f.rule) == 1);
+}
+
+TEST_CASE("CONF-ALIGN the placement checks read the address_arithmetic column, not exported") {
+  // No row of today's table has the two columns differ, so the rows are posed: a tensor whose
+  // data is not aligned, with a row that allows address arithmetic but is not exported (checked:
+  // a note) and one that is exported but holds handles (not checked: nothing).
+  Buffer buf;
+  HandBuilt<DLManagedTensorVersioned> h(buf.bytes + 16, {2});
+  DeviceTypeInfo addresses = *dlbridge::FindDeviceType(kDLCPU);
+  addresses.exported = false;
+  addresses.address_arithmetic = true;
+  CHECK_FINDING(dlbridge::testing::CheckWithDeviceRow(h.managed, addresses), "CONF-ALIGN",
+                Severity::kNote);
+  DeviceTypeInfo handles = *dlbridge::FindDeviceType(kDLCPU);
+  handles.exported = true;
+  handles.address_arithmetic = false;
+  CHECK_CLEAN(dlbridge::testing::CheckWithDeviceRow(h.managed, handles));
+  // The same for the address range: a byte_offset past INT64_MAX is only an address finding.
+  h.T().byte_offset = uint64_t{1} << 63;
+  CHECK_FINDING(dlbridge::testing::CheckWithDeviceRow(h.managed, addresses), "CONF-OVERFLOW",
+                Severity::kViolation);
+  CHECK_CLEAN(dlbridge::testing::CheckWithDeviceRow(h.managed, handles));
+  CHECK(h.deletes == 0);
 }
 
 // dlbridge's own exports across a layout matrix are checked clean (no findings but CONF-ALIGN's

@@ -116,3 +116,27 @@ TEST_CASE("DEV-4 a space never exports as a device type of another space") {
   CHECK(dlbridge::DeviceTypeMatchesSpace(kDLCUDAHost, MemorySpace::kHost));
   CHECK(dlbridge::DeviceTypeMatchesSpace(kDLCUDAManaged, MemorySpace::kCuda));
 }
+
+TEST_CASE("DEV-5 messages list device types from the table") {
+  // The names of the rows a predicate picks, in table order, comma-separated; none: empty.
+  CHECK(dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+          return row.host_addressable;
+        }) == "kDLCPU, kDLCUDAHost, kDLROCMHost");
+  CHECK(dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+          return row.has_runtime && row.runtime == dlbridge::GpuRuntime::kCuda;
+        }) == "kDLCUDA, kDLCUDAManaged");
+  CHECK(dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo&) { return false; }).empty());
+  int count = 0;
+  const dlbridge::DeviceTypeInfo* rows = dlbridge::DeviceTable(&count);
+  std::string all;
+  for (int i = 0; i < count; ++i) all += std::string(all.empty() ? "" : ", ") + rows[i].name;
+  CHECK(dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo&) { return true; }) == all);
+  // Tensor::Data's refusal (HLP-4) names the host-addressable types the table has.
+  int32_t values[4] = {};
+  dlbridge::Tensor t;
+  t.descriptor.Set(values, sizeof values);
+  t.descriptor.SetMemorySpace("cuda");
+  t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<int32_t>(), {4});
+  CHECK_DLB_ERROR(t.Data<int32_t>(), ErrorCode::kUnsupportedDevice,
+                  "(space \"host\": kDLCPU, kDLCUDAHost, kDLROCMHost); copy it to the host first");
+}

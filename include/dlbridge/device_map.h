@@ -4,11 +4,11 @@
 /// hold every per-device fact as a column; spec/device-map.md gives the reason for each row.
 #pragma once
 
-#include "dlbridge/dlpack_header.h"
-
 #include <cstdint>
+#include <string>
 
 #include "dlbridge/device_verification.h"
+#include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
 #include "dlbridge/memory_space.h"
 
@@ -65,6 +65,11 @@ DLBRIDGE_API DLDeviceType DefaultDeviceType(MemorySpace space) noexcept;
 /// Whether a tensor of `space` may be exported with `device_type` (e.g. host with
 /// kDLCUDAHost, cuda with kDLCUDAManaged).
 DLBRIDGE_API bool DeviceTypeMatchesSpace(int32_t device_type, MemorySpace space) noexcept;
+
+/// The enumerator names of the device types whose row `pick` accepts, in DLDeviceType order and
+/// comma-separated, e.g. "kDLCPU, kDLCUDAHost, kDLROCMHost" for `host_addressable`: messages
+/// that list the types a rule accepts build the list from the table, so it cannot drift.
+DLBRIDGE_API std::string DeviceTypeNames(bool (*pick)(const DeviceTypeInfo& row));
 
 /// Every row, in DLDeviceType order, for tests and documentation.
 DLBRIDGE_API const DeviceTypeInfo* DeviceTable(int* count) noexcept;

@@ -9,6 +9,8 @@ from ._dlbridge import Tensor as Tensor
 from ._dlbridge import __version__ as __version__
 from ._dlbridge import _check_capsule as _check_capsule
 from ._dlbridge import _checker_rules as _checker_rules
+from ._dlbridge import _device_table as _device_table
+from ._dlbridge import _python_advice as _python_advice
 from ._dlbridge import current_stream as current_stream
 from ._dlbridge import from_dlpack as from_dlpack
 from ._dlbridge import kDLCPU as kDLCPU

@@ -1,5 +1,5 @@
 // The conformance checker's bindings (spec/conformance.md): reads a capsule's tensor,
-// consumes nothing.
+// consumes nothing; gives dlbridge.check the rule list and the device table.
 #include "py_internal.h"
 
 namespace dlbpy {
@@ -48,6 +48,24 @@ PyObject* CheckCapsule(PyObject*, PyObject* capsule) {
                  : dlbridge::CheckDLPack(static_cast<const DLManagedTensor*>(pointer));
   DLB_CATCH(nullptr)
   return FindingsList(findings);
+}
+
+PyObject* DeviceTableList(PyObject*, PyObject*) {
+  int count = 0;
+  const dlbridge::DeviceTypeInfo* rows = dlbridge::DeviceTable(&count);
+  PyObject* list = PyList_New(count);
+  if (list == nullptr) return nullptr;
+  for (int i = 0; i < count; ++i) {
+    PyObject* row = Py_BuildValue("(isOO)", static_cast<int>(rows[i].device_type), rows[i].name,
+                                  rows[i].address_arithmetic ? Py_True : Py_False,
+                                  IsHostAccessible(rows[i].device_type) ? Py_True : Py_False);
+    if (row == nullptr) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, i, row);
+  }
+  return list;
 }
 
 PyObject* CheckerRulesList(PyObject*, PyObject*) {

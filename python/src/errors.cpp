@@ -1,5 +1,6 @@
 // Errors: a dlbridge::Error becomes the Python exception spec/python.md names for its code,
 // with the core's message and the code's name as `code`; other C++ exceptions map as below.
+// Also the device lists the module's own messages name, from the core's device table.
 #include "py_internal.h"
 // after py_internal.h, which includes Python.h as the module needs it
 #include "dlbridge/python.h"
@@ -14,34 +15,91 @@ PyObject* ExceptionFor(dlbridge::ErrorCode code) {
   return dlbridge::python::ExceptionTypeFor(code);
 }
 
-// PY-42: the one place where the core's C++ advice becomes Python advice. Each pair is a phrase
-// the core's messages use and what a Python caller does instead; longer phrases first, so a
-// shorter one never rewrites part of a longer one.
-std::string PythonMessage(const char* message) {
-  static const std::pair<const char*, const char*> kAdvice[] = {
-      {"use ToDLPackVersioned", "ask with max_version=(1, 0) for a versioned capsule"},
-      {"Tensor::device or ExportOptions::device_id", "dlbridge.Tensor(..., device=(type, id))"},
-      {"set Tensor::device (e.g. {", "pass device=("},
-      {"}) or ExportOptions::device_id", ") to dlbridge.Tensor"},
-      {"leave Tensor::device unset", "pass device=None to dlbridge.Tensor"},
-      {"Tensor::device", "dlbridge.Tensor's device"},
-      {"ExportOptions::device_id", "dlbridge.Tensor's device id"},
-      {"Tensor::flags", "Tensor.flags"},
-  };
-  std::string text = message;
-  for (const auto& [cpp, python] : kAdvice) {
-    const size_t cppSize = std::strlen(cpp);
-    for (size_t at = text.find(cpp); at != std::string::npos;
-         at = text.find(cpp, at + std::strlen(python))) {
-      text.replace(at, cppSize, python);
+namespace {
+
+// One piece of the core's C++ advice, in the messages of one error code, and what a Python caller
+// does instead. Keyed by code, so a phrase is rewritten only where the core uses it; a test
+// (test_py42_every_advice_entry_attaches) raises each code and checks that its advice attaches,
+// so a reworded core message cannot silently lose its Python advice.
+struct Advice {
+  ErrorCode code;
+  const char* cpp;
+  const char* python;
+};
+// Per code, longer phrases first, so a shorter one never rewrites part of a longer one.
+constexpr Advice kAdvice[] = {
+    {ErrorCode::kReadOnly, "use ToDLPackVersioned",
+     "ask with max_version=(1, 0) for a versioned capsule"},
+    {ErrorCode::kInvalidFlags, "use ToDLPackVersioned",
+     "ask with max_version=(1, 0) for a versioned capsule"},
+    {ErrorCode::kInvalidFlags, "Tensor::flags", "Tensor.flags"},
+    {ErrorCode::kMissingDeviceId, "Tensor::device or ExportOptions::device_id",
+     "dlbridge.Tensor(..., device=(type, id))"},
+    {ErrorCode::kMissingDeviceId, "set Tensor::device (e.g. {", "pass device=("},
+    {ErrorCode::kMissingDeviceId, "}) or ExportOptions::device_id", ") to dlbridge.Tensor"},
+    {ErrorCode::kDeviceMismatch, "Tensor::device", "dlbridge.Tensor's device"},
+    // A GPU runtime's own message (a failed pointer query or stream order) says the same.
+    {ErrorCode::kRuntimeUnavailable, "Tensor::device or ExportOptions::device_id",
+     "dlbridge.Tensor(..., device=(type, id))"},
+    {ErrorCode::kNoDevice, "Tensor::device or ExportOptions::device_id",
+     "dlbridge.Tensor(..., device=(type, id))"},
+    {ErrorCode::kRuntimeNotInitialized, "Tensor::device or ExportOptions::device_id",
+     "dlbridge.Tensor(..., device=(type, id))"},
+    {ErrorCode::kStubLibrary, "Tensor::device or ExportOptions::device_id",
+     "dlbridge.Tensor(..., device=(type, id))"},
+};
+
+}  // namespace
+
+// PY-42: the one place where the core's C++ advice becomes Python advice.
+std::string PythonMessage(const dlbridge::Error& error) {
+  std::string text = error.what();
+  for (const Advice& advice : kAdvice) {
+    if (advice.code != error.code()) continue;
+    const size_t cppSize = std::strlen(advice.cpp);
+    for (size_t at = text.find(advice.cpp); at != std::string::npos;
+         at = text.find(advice.cpp, at + std::strlen(advice.python))) {
+      text.replace(at, cppSize, advice.python);
     }
   }
   return text;
 }
 
+PyObject* PythonAdviceList(PyObject*, PyObject*) {
+  constexpr Py_ssize_t kCount = sizeof(kAdvice) / sizeof(kAdvice[0]);
+  PyObject* list = PyList_New(kCount);
+  if (list == nullptr) return nullptr;
+  for (Py_ssize_t i = 0; i < kCount; ++i) {
+    PyObject* row = Py_BuildValue("(sss)", dlbridge::ErrorCodeName(kAdvice[i].code), kAdvice[i].cpp,
+                                  kAdvice[i].python);
+    if (row == nullptr) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, i, row);
+  }
+  return list;
+}
+
+std::string HostAccessibleNames() {
+  return dlbridge::DeviceTypeNames(
+      [](const dlbridge::DeviceTypeInfo& row) { return IsHostAccessible(row.device_type); });
+}
+
+std::string StreamFamilyNames(StreamFamily family) {
+  // Captureless (DeviceTypeNames takes a function pointer): one per family.
+  return family == StreamFamily::kCuda
+             ? dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+                 return StreamFamilyOf(row.device_type) == StreamFamily::kCuda;
+               })
+             : dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+                 return StreamFamilyOf(row.device_type) == StreamFamily::kRocm;
+               });
+}
+
 void SetError(const dlbridge::Error& e) {
   PyObject* type = ExceptionFor(e.code());
-  PyObject* message = PyUnicode_FromString(PythonMessage(e.what()).c_str());
+  PyObject* message = PyUnicode_FromString(PythonMessage(e).c_str());
   if (message == nullptr) return;
   PyObject* exc = PyObject_CallOneArg(type, message);
   Py_DECREF(message);

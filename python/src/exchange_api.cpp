@@ -122,8 +122,7 @@ int ApiAllocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* erro
         dlbridge::AllocateHostTensor(prototype->dtype, prototype->ndim, prototype->shape));
     return 0;
   } catch (const dlbridge::Error& e) {
-    Report(setError, errorContext, KindName(ExceptionFor(e.code())),
-           PythonMessage(e.what()).c_str());
+    Report(setError, errorContext, KindName(ExceptionFor(e.code())), PythonMessage(e).c_str());
   } catch (...) {
     Report(setError, errorContext, "MemoryError", "dlbridge allocator: out of memory");
   }

@@ -39,6 +39,14 @@ PyMethodDef kModuleMethods[] = {
     {"_checker_rules", DLB_METH(CheckerRulesList), METH_NOARGS,
      "_checker_rules($module, /)\n--\n\n"
      "-> [(rule, severity, summary)]: every rule _check_capsule can report."},
+    {"_device_table", DLB_METH(DeviceTableList), METH_NOARGS,
+     "_device_table($module, /)\n--\n\n"
+     "-> [(device_type, name, address_arithmetic, host_accessible)]: every row of the core's "
+     "device table (dlbridge::DeviceTable), in DLDeviceType order."},
+    {"_python_advice", DLB_METH(PythonAdviceList), METH_NOARGS,
+     "_python_advice($module, /)\n--\n\n"
+     "-> [(code, cpp, python)]: each piece of the core's C++ advice that Python messages of "
+     "error code `code` give as Python advice instead."},
     {"from_dlpack", DLB_METH(FromDlpack), METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack($module, x, /, *, device=None, copy=None, stream=None)\n--\n\n"
      "-> dlbridge.Tensor: imports any DLPack producer through its __dlpack__(max_version=(1, "

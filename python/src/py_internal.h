@@ -155,13 +155,15 @@ inline bool& ConsumedMark(PyDescriptor* d) {
 // The Python exception type for an ErrorCode (spec/python.md, "Errors").
 PyObject* ExceptionFor(dlbridge::ErrorCode code);
 // The core's message with its C++ advice rewritten as Python advice (see PY-42), e.g. "use
-// ToDLPackVersioned" -> "ask with max_version=(1, 0)".
-std::string PythonMessage(const char* message);
+// ToDLPackVersioned" -> "ask with max_version=(1, 0)", by the error's code.
+std::string PythonMessage(const dlbridge::Error& error);
 // Sets the Python exception for a dlbridge::Error: the message with Python advice
 // (PythonMessage), and the ErrorCode's name as the exception's `code` attribute.
 void SetError(const dlbridge::Error& e);
 // Converts whatever a C++ call threw into the Python exception; call it in a catch block.
 void SetCurrentException();
+// dlbridge._python_advice(): PythonMessage's table, for the test that each entry attaches.
+PyObject* PythonAdviceList(PyObject* module, PyObject* unused);
 
 // Thrown by C++ code that has already set the Python exception.
 struct PythonErrorSet {};
@@ -381,5 +383,14 @@ extern DLPackExchangeAPI g_exchange_api;
 PyObject* CheckCapsule(PyObject* module, PyObject* capsule);
 // dlbridge._checker_rules().
 PyObject* CheckerRulesList(PyObject* module, PyObject* unused);
+// dlbridge._device_table(): the core's device table, for dlbridge.check.
+PyObject* DeviceTableList(PyObject* module, PyObject* unused);
+
+// ---- Device lists in messages (errors.cpp) ----
+
+// "kDLCPU, kDLCUDAHost, ...": the device types IsHostAccessible accepts, from the device table.
+std::string HostAccessibleNames();
+// The device types of one stream family, from the device table.
+std::string StreamFamilyNames(StreamFamily family);
 
 }  // namespace dlbpy

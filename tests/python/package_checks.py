@@ -18,8 +18,11 @@ import sysconfig
 import tempfile
 
 SKIP = 77
-PACKAGE_FILES = ("__init__.py", "check.py", "dlpack_ctypes.py", "vtk.py", "__init__.pyi", "_dlbridge.pyi",
-                 "py.typed")
+PACKAGE_FILES = ("__init__.py", "dlpack_ctypes.py", "vtk.py", "__init__.pyi", "_dlbridge.pyi",
+                 "py.typed") + tuple(
+    os.path.join("check", name) for name in sorted(os.listdir(os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "dlbridge", "check")))
+    if name.endswith(".py"))
 # Environment that would let a check find the package or the build tree by accident.
 LEAKY_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "VIRTUAL_ENV",
              "LD_LIBRARY_PATH", "PIP_REQUIRE_VIRTUALENV", "PIP_USER", "PIP_TARGET", "PIP_PREFIX")

@@ -1,12 +1,15 @@
 // dlbridge's test hooks (namespace dlbridge::testing): for dlbridge's own tests, not for
 // production use. Not installed: a build reaches it through the CMake target dlbridge::testing
 // (dlbridge_testing), which links dlbridge. The functions are defined in src/runtime.cpp
-// (SetFastPaths: src/dlpack_rules.cpp) and exported from libdlbridge like the rest of namespace
-// dlbridge (cmake/dlbridge.map).
+// (SetFastPaths: src/dlpack_rules.cpp; CheckWithDeviceRow: src/checker.cpp) and exported from
+// libdlbridge like the rest of namespace dlbridge (cmake/dlbridge.map).
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "dlbridge/checker.h"
+#include "dlbridge/device_map.h"
 #include "dlbridge/device_verification.h"
 #include "dlbridge/export.h"
 #include "dlbridge/runtime.h"
@@ -46,6 +49,13 @@ DLBRIDGE_API void SetFakeRuntime(GpuRuntime runtime, const FakeRuntime* fake) no
 /// the default), so that a test can check that both ways give the same result or the same
 /// error (spec/validation.md RT-5). Defined in src/dlpack_rules.cpp; not for concurrent use.
 DLBRIDGE_API void SetFastPaths(bool on) noexcept;
+
+/// CheckDLPack's tensor checks of `managed` (not its version, flags or deleter) with `row` in
+/// place of the device table's row for its device type, in the checks that read the row's facts
+/// (alignment, byte_offset and address range: only for `address_arithmetic` rows), so that a
+/// test can pose a row whose columns differ as no real row's do. Consumes nothing.
+DLBRIDGE_API std::vector<Finding> CheckWithDeviceRow(const DLManagedTensorVersioned& managed,
+                                                     const DeviceTypeInfo& row);
 
 }  // namespace testing
 }  // namespace dlbridge
