@@ -6,7 +6,8 @@
 // The files, one job each (spec/python.md gives every rule with its test):
 //   module.cpp            PyInit__dlbridge: interned names, the module's method table,
 //                         type registration, constants
-//   errors.cpp            dlbridge::Error and other C++ exceptions -> Python exceptions
+//   errors.cpp            dlbridge::Error and other C++ exceptions -> Python exceptions, the
+//                         Python advice by error code, the device lists messages name
 //   args.cpp              Python arguments -> C++ values (ints, addresses, shapes, dtypes)
 //   descriptor_type.cpp   dlbridge.MemoryDescriptor; Python owners held from C++
 //   tensor_type.cpp       dlbridge.Tensor: construction, attributes, __dlpack_device__, its
@@ -17,7 +18,7 @@
 //   exchange_api.cpp      the DLPack 1.3 C exchange table published on dlbridge.Tensor
 //   streams.cpp           stream values, producer streams, the ordering of exports and
 //                         imports, the current stream per device
-//   checker_bindings.cpp  _check_capsule, _checker_rules (the conformance checker)
+//   checker_bindings.cpp  _check_capsule, _checker_rules, _device_table (dlbridge.check)
 //
 // Threads and finalisation: every release and deleter dlbridge installs that touches Python
 // enters it through PythonEntry (PyGILState_Ensure), so it may run on any thread at any time.
