@@ -139,7 +139,7 @@ PyMODINIT_FUNC PyInit__dlbridge(void) {
     return nullptr;
   }
 #if DLBRIDGE_PY_EXCHANGE_API
-  PyObject* api = PyCapsule_New(&g_exchange_api, kExchangeApiName, nullptr);
+  PyObject* api = PyCapsule_New(&g_exchange_api, pyh::kExchangeApiName, nullptr);
   if (api == nullptr ||
       PyObject_SetAttr(reinterpret_cast<PyObject*>(g_tensor_type), g_str_exchange_api, api) != 0) {
     Py_XDECREF(api);
