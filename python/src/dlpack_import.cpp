@@ -97,7 +97,7 @@ struct Request {
 // Whether a (device_type, device_id) pair read as int64 is a DLDevice's: both in 32 bits, the
 // type not negative. The one range test of from_dlpack's devices, given or the producer's.
 bool FitsDLDevice(int64_t type, int64_t id) {
-  return type >= 0 && type <= INT32_MAX && id >= INT32_MIN && id <= INT32_MAX;
+  return static_cast<uint64_t>(type) <= INT32_MAX && id == static_cast<int32_t>(id);
 }
 
 bool ParseRequest(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Request* request) {
@@ -187,6 +187,29 @@ PyObject* CallDlpack(PyObject* obj, const Request& request, PyObject* stream, bo
   return capsule;
 }
 
+// A __dlpack_device__ answer that is no DLDevice, refused as device= is (see PY-34) and naming
+// the producer's method: read as it stood, 2**32 + 2 would be taken as kDLCUDA and given a
+// stream. `parsed`: the answer was two integers (out of range, then); else ToIntPair's
+// TypeError is replaced, since its text offers None, which this method may not return.
+// Drops `answer`; returns false with the exception set.
+[[gnu::cold, gnu::noinline]] bool RefuseDeviceAnswer(PyObject* obj, PyObject* answer, bool parsed) {
+  if (parsed) {
+    PyErr_Format(PyExc_ValueError,
+                 "from_dlpack: %.100s.__dlpack_device__() returned %R, which is out of range: "
+                 "(device_type, device_id) are 32-bit values, e.g. (kDLCPU, 0) = (1, 0); the "
+                 "producer's method must return its DLDevice",
+                 Py_TYPE(obj)->tp_name, answer);
+  } else if (PyErr_ExceptionMatches(PyExc_TypeError) != 0) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "from_dlpack: %.100s.__dlpack_device__() returned %.100R; it must return a "
+                 "(device_type, device_id) tuple of two integers, e.g. (kDLCPU, 0) = (1, 0)",
+                 Py_TYPE(obj)->tp_name, answer);
+  }
+  Py_DECREF(answer);
+  return false;
+}
+
 // (see PY-59) The device the consumer will use: `device=` when given, else the producer's
 // __dlpack_device__() (*known false for a producer without one).
 bool ConsumerDevice(PyObject* obj, const Request& request, DLDevice* device, bool* known) {
@@ -207,27 +230,11 @@ bool ConsumerDevice(PyObject* obj, const Request& request, DLDevice* device, boo
     }
     return false;
   }
-  // A wrong answer is refused as device= is (see PY-34), naming the producer's method: read
-  // as it stands, 2**32 + 2 would be taken as kDLCUDA and given a stream.
   int64_t type = 0;
   int64_t id = 0;
-  bool ok = ToIntPair(answer, "from_dlpack: the producer's __dlpack_device__()", &type, &id);
-  if (!ok && PyErr_ExceptionMatches(PyExc_TypeError) != 0) {
-    PyErr_Clear();  // ToIntPair's text offers None, which this method may not return
-    PyErr_Format(PyExc_TypeError,
-                 "from_dlpack: %.100s.__dlpack_device__() returned %.100R; it must return a "
-                 "(device_type, device_id) tuple of two integers, e.g. (kDLCPU, 0) = (1, 0)",
-                 Py_TYPE(obj)->tp_name, answer);
-  } else if (ok && !FitsDLDevice(type, id)) {
-    ok = false;
-    PyErr_Format(PyExc_ValueError,
-                 "from_dlpack: %.100s.__dlpack_device__() returned %R, which is out of range: "
-                 "(device_type, device_id) are 32-bit values, e.g. (kDLCPU, 0) = (1, 0); the "
-                 "producer's method must return its DLDevice",
-                 Py_TYPE(obj)->tp_name, answer);
-  }
+  const bool ok = ToIntPair(answer, "from_dlpack: __dlpack_device__()", &type, &id);
+  if (!ok || !FitsDLDevice(type, id)) return RefuseDeviceAnswer(obj, answer, ok);
   Py_DECREF(answer);
-  if (!ok) return false;
   *device = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
   *known = true;
   return true;
@@ -367,9 +374,10 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   // (see PY-59) The producer ordered its work before the stream passed; later exports order
   // after it. -1 ordered nothing, and data not on a CUDA/ROCm device has no stream.
   dlbridge::Tensor& imported = AsTensor(result)->t;
-  const dlbridge::StreamFamily family = dlbridge::StreamFamilyOf(consumer.device_type);
-  if (passStream && streamValue != -1 && dlbridge::OrdersStreams(family) &&
-      dlbridge::StreamFamilyOf(imported.device.device_type) == family) {
+  if (passStream && streamValue != -1 &&
+      dlbridge::OrdersStreams(dlbridge::StreamFamilyOf(consumer.device_type)) &&
+      dlbridge::StreamFamilyOf(imported.device.device_type) ==
+          dlbridge::StreamFamilyOf(consumer.device_type)) {
     imported.stream = streamValue;
   }
   if (plain) return result;

@@ -112,10 +112,11 @@ bool ImportStream(PyObject* explicitStream, DLDevice consumer, bool* pass, int64
   *pass = false;
   const StreamFamily family = StreamFamilyOf(consumer.device_type);
   if (explicitStream == Py_None) {
+    if (!OrdersStreams(family)) return true;  // the common case: kDLCPU, one table lookup
     // Device memory of CUDA or ROCm: a type with their streams that the host does not read as
     // it is (pinned host memory is read by the host).
     const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(consumer.device_type);
-    if (OrdersStreams(family) && row != nullptr && !row->host_addressable) {
+    if (row != nullptr && !row->host_addressable) {
       *pass = true;
       *value = CurrentStream(consumer);
     }
