@@ -125,11 +125,11 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
           dlbridge::IsHostAccessible(source.device_type))) {  // see DEV-5
       PyErr_Format(PyExc_BufferError,
                    "__dlpack__: cannot export %s memory (device (%d, %d)) to dl_device (%d, %d); "
-                   "dlbridge exports to its own device, or host-accessible memory (kDLCPU, "
-                   "kDLCUDAHost, kDLROCMHost, kDLCUDAManaged) to (kDLCPU, 0)",
+                   "dlbridge exports to its own device, or host-accessible memory (%s) to "
+                   "(kDLCPU, 0)",
                    t.descriptor.GetMemorySpace(), static_cast<int>(source.device_type),
                    static_cast<int>(source.device_id), static_cast<int>(target.device_type),
-                   static_cast<int>(target.device_id));
+                   static_cast<int>(target.device_id), HostAccessibleTypeNames());
       return nullptr;
     }
     asHost = !needCopy;

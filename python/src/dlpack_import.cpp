@@ -268,11 +268,11 @@ PyObject* Conform(PyObject* result, const Request& request, bool honoured) {
             dlbridge::IsHostAccessible(have.device_type))) {  // see DEV-5
         PyErr_Format(PyExc_BufferError,
                      "from_dlpack: the data is on device (%d, %d) and device=(%d, %d) was asked "
-                     "for; dlbridge moves only host-accessible memory (kDLCPU, kDLCUDAHost, "
-                     "kDLROCMHost, kDLCUDAManaged), and only to (kDLCPU, 0)",
+                     "for; dlbridge moves only host-accessible memory (%s), and only to "
+                     "(kDLCPU, 0)",
                      static_cast<int>(have.device_type), static_cast<int>(have.device_id),
                      static_cast<int>(request.want.device_type),
-                     static_cast<int>(request.want.device_id));
+                     static_cast<int>(request.want.device_id), HostAccessibleTypeNames());
         Py_DECREF(result);
         return nullptr;
       }

@@ -95,7 +95,37 @@ bool AddDeviceTypes(PyObject* module) {
   return true;
 }
 
+// The names of the device types `pick` selects, in table order ("kDLCPU, kDLCUDAHost, ...").
+std::string DeviceTypeNames(bool (*pick)(const dlbridge::DeviceTypeInfo&)) {
+  int count = 0;
+  const dlbridge::DeviceTypeInfo* rows = dlbridge::DeviceTable(&count);
+  std::string names;
+  for (int i = 0; i < count; ++i) {
+    if (!pick(rows[i])) continue;
+    if (!names.empty()) names += ", ";
+    names += rows[i].name;
+  }
+  return names;
+}
+
 }  // namespace
+
+// The lists the messages name, made once from the device table's columns (see DEV-5).
+const char* HostAccessibleTypeNames() {
+  static const std::string names =
+      DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) { return row.host_accessible; });
+  return names.c_str();
+}
+
+const char* StreamTypeNames(dlbridge::StreamFamily family) {
+  static const std::string cuda = DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+    return row.stream_family == dlbridge::StreamFamily::kCuda;
+  });
+  static const std::string rocm = DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+    return row.stream_family == dlbridge::StreamFamily::kRocm;
+  });
+  return family == dlbridge::StreamFamily::kCuda ? cuda.c_str() : rocm.c_str();
+}
 
 }  // namespace dlbpy
 

@@ -138,6 +138,13 @@ inline bool& ConsumedMark(PyDescriptor* d) {
   return d->base != nullptr ? AsTensor(d->base)->hold_moved : d->consumed;
 }
 
+// ---- Device type lists for messages (module.cpp), from the device table ----
+
+// "kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged": the host-accessible types.
+const char* HostAccessibleTypeNames();
+// The device types of a stream family (kCuda or kRocm), e.g. "kDLROCM, kDLROCMHost".
+const char* StreamTypeNames(dlbridge::StreamFamily family);
+
 // ---- Errors (errors.cpp) ----
 
 // The Python exception type for an ErrorCode (spec/python.md, "Errors").

@@ -221,9 +221,10 @@ PyObject* PySetCurrentStream(PyObject*, PyObject* const* args, Py_ssize_t nargs)
   if (!OrdersStreams(StreamFamilyOf(d.device_type))) {
     if (reset) Py_RETURN_NONE;  // nothing to reset: such a device has no current stream
     PyErr_Format(PyExc_ValueError,
-                 "set_current_stream: device (%d, %d) has no streams dlbridge knows (CUDA: "
-                 "kDLCUDA, kDLCUDAHost, kDLCUDAManaged; ROCm: kDLROCM, kDLROCMHost)",
-                 static_cast<int>(d.device_type), static_cast<int>(d.device_id));
+                 "set_current_stream: device (%d, %d) has no streams dlbridge knows (CUDA: %s; "
+                 "ROCm: %s)",
+                 static_cast<int>(d.device_type), static_cast<int>(d.device_id),
+                 StreamTypeNames(StreamFamily::kCuda), StreamTypeNames(StreamFamily::kRocm));
     return nullptr;
   }
   if (!reset) {

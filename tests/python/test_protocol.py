@@ -92,6 +92,16 @@ class DlpackArguments(unittest.TestCase):
             with self.subTest(rocm=s), self.assertRaises(ValueError):
                 rocm.__dlpack__(stream=s)
 
+    def test_py10_refusals_name_the_host_accessible_types_of_the_table(self):
+        with self.assertRaises(BufferError) as cm:
+            self.t.__dlpack__(dl_device=(2, 0))
+        self.assertIn("host-accessible memory (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged)",
+                      str(cm.exception))
+        with self.assertRaises(BufferError) as cm:
+            dlbridge.from_dlpack(self.t, device=(2, 0))
+        self.assertIn("host-accessible memory (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged)",
+                      str(cm.exception))
+
     def test_py10_dl_device_and_copy(self):
         # Same device: zero-copy.
         same = dlbridge.from_dlpack(self.t.__dlpack__(max_version=(1, 3), dl_device=(1, 0)))

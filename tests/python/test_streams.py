@@ -658,6 +658,12 @@ class CurrentStream(unittest.TestCase):
         with self.assertRaises(TypeError):
             dlbridge.set_current_stream((2, 0))
 
+    def test_py60_refusals_name_the_stream_device_types_of_the_table(self):
+        with self.assertRaises(ValueError) as cm:
+            dlbridge.set_current_stream((1, 0), 5)
+        self.assertIn("(CUDA: kDLCUDA, kDLCUDAHost, kDLCUDAManaged; ROCm: kDLROCM, kDLROCMHost)",
+                      str(cm.exception))
+
     def test_py60_a_null_out_pointer_is_ignored(self):
         api = exchange_api()
         self.assertEqual(api.current_work_stream(2, 0, None), 0)
