@@ -1,11 +1,13 @@
 // What the files of the `dlbridge` Python module (dlbridge._dlbridge) share: the object
 // layouts, the interned names and types created at import, the error helpers, the argument
 // helpers and each file's entry points. Written against the CPython C API directly (no
-// binding library), so that the DLPack exchange paths cost about what NumPy's own do.
+// binding library), so that the DLPack exchange paths cost about what NumPy's own do, and on
+// dlbridge/python.h's primitives (capsule names, the capsule destructor, the rename before a
+// consuming import, the per-type cache), inlined here as in C++ extensions.
 //
 // The files, one job each (spec/python.md gives every rule with its test):
 //   module.cpp            PyInit__dlbridge: interned names, the module's method table,
-//                         type registration, constants
+//                         type registration, constants and message lists from the device table
 //   errors.cpp            dlbridge::Error and other C++ exceptions -> Python exceptions
 //   args.cpp              Python arguments -> C++ values (ints, addresses, shapes, dtypes)
 //   descriptor_type.cpp   dlbridge.MemoryDescriptor; Python owners held from C++
@@ -13,7 +15,7 @@
 //                         export plans
 //   dlpack_export.cpp     __dlpack__, stream rules, capsules (hot: one translation unit)
 //   dlpack_import.cpp     dlbridge.from_dlpack (through __dlpack__ only, with device/copy),
-//                         capsule import, the legacy-type cache (hot: one translation unit)
+//                         capsule import, legacy producers (hot: one translation unit)
 //   exchange_api.cpp      the DLPack 1.3 C exchange table published on dlbridge.Tensor
 //   streams.cpp           stream values, producer streams, the ordering of exports and
 //                         imports, the current stream per device
