@@ -169,23 +169,20 @@ inline CapsuleKind KindOfCapsule(const char* name) noexcept {
 // run while an exception propagates neither sees nor loses it.
 class KeptError {
  public:
+  KeptError(const KeptError&) = delete;
+  KeptError& operator=(const KeptError&) = delete;
 #if PY_VERSION_HEX >= 0x030C0000
   KeptError() noexcept : exc_(PyErr_GetRaisedException()) {}
   ~KeptError() { PyErr_SetRaisedException(exc_); }  // replaces (drops) what was raised since
+
+ private:
+  PyObject* exc_;
 #else
   KeptError() noexcept { PyErr_Fetch(&type_, &value_, &traceback_); }
   ~KeptError() { PyErr_Restore(type_, value_, traceback_); }  // replaces what was raised since
-#endif
-  KeptError(const KeptError&) = delete;
-  KeptError& operator=(const KeptError&) = delete;
 
  private:
-#if PY_VERSION_HEX >= 0x030C0000
-  PyObject* exc_;
-#else
-  PyObject* type_ = nullptr;
-  PyObject* value_ = nullptr;
-  PyObject* traceback_ = nullptr;
+  PyObject *type_ = nullptr, *value_ = nullptr, *traceback_ = nullptr;
 #endif
 };
 
@@ -390,21 +387,10 @@ inline PyObject* MaxVersionRequest() {
 // PyObject_HasAttr would report a lookup failure as "Exception ignored" (3.13+, and for any
 // call with an error pending), so the lookup is made here with nothing pending.
 inline bool LacksDunderDLPack(PyObject* obj) {
-#if PY_VERSION_HEX >= 0x030C0000
-  PyObject* pending = PyErr_GetRaisedException();
-#else
-  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
-  PyErr_Fetch(&type, &value, &traceback);
-#endif
+  const KeptError pending;  // restored at the end, which also drops the lookup's own error
   PyObject* attribute = PyObject_GetAttr(obj, DunderDLPack());
   const bool lacks = attribute == nullptr && PyErr_ExceptionMatches(PyExc_AttributeError) != 0;
   Py_XDECREF(attribute);
-  PyErr_Clear();
-#if PY_VERSION_HEX >= 0x030C0000
-  PyErr_SetRaisedException(pending);
-#else
-  PyErr_Restore(type, value, traceback);
-#endif
   return lacks;
 }
 
@@ -535,25 +521,21 @@ inline TypeFacts* LearnFacts(PyTypeObject* type) noexcept {
 inline Tensor FromPyObject(PyObject* producer, const ImportOptions& options = {}) {
   if (PyCapsule_CheckExact(producer)) return FromCapsule(producer, options);
   // PYH-5: max_version first, the call without arguments on TypeError, remembered per type.
-  PyTypeObject* type = Py_TYPE(producer);
-  const detail::TypeFacts* facts = detail::KnownFacts(type);
-  PyObject* capsule = nullptr;
-  if (facts == nullptr || !facts->legacy_only) {
-    // No PY_VECTORCALL_ARGUMENTS_OFFSET: args[-1] is not ours to lend.
-    PyObject* args[] = {producer, detail::MaxVersionRequest()};
-    capsule =
-        PyObject_VectorcallMethod(detail::DunderDLPack(), args, 1, detail::MaxVersionKwnames());
-    if (capsule == nullptr && PyErr_ExceptionMatches(PyExc_TypeError) != 0) {
-      PyErr_Clear();
-      PyObject* self[] = {producer};
-      capsule = PyObject_VectorcallMethod(detail::DunderDLPack(), self, 1, nullptr);
-      if (capsule != nullptr) {
-        if (detail::TypeFacts* learnt = detail::LearnFacts(type)) learnt->legacy_only = true;
+  const detail::TypeFacts* facts = detail::KnownFacts(Py_TYPE(producer));
+  const bool legacy = facts != nullptr && facts->legacy_only;
+  // No PY_VECTORCALL_ARGUMENTS_OFFSET: args[-1] is not ours to lend.
+  PyObject* args[] = {producer, detail::MaxVersionRequest()};
+  PyObject* capsule = legacy ? nullptr
+                             : PyObject_VectorcallMethod(detail::DunderDLPack(), args, 1,
+                                                         detail::MaxVersionKwnames());
+  if (legacy || (capsule == nullptr && PyErr_ExceptionMatches(PyExc_TypeError) != 0)) {
+    PyErr_Clear();  // a producer older than max_version: asked again without arguments
+    capsule = PyObject_VectorcallMethod(detail::DunderDLPack(), args, 1, nullptr);
+    if (!legacy && capsule != nullptr) {
+      if (detail::TypeFacts* learnt = detail::LearnFacts(Py_TYPE(producer))) {
+        learnt->legacy_only = true;
       }
     }
-  } else {
-    PyObject* self[] = {producer};
-    capsule = PyObject_VectorcallMethod(detail::DunderDLPack(), self, 1, nullptr);
   }
   if (capsule == nullptr) {
     if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0 && detail::LacksDunderDLPack(producer)) {
