@@ -132,7 +132,11 @@ const char* StreamTypeNames(dlbridge::StreamFamily family) {
 // The extension is dlbridge._dlbridge; python/dlbridge/__init__.py re-exports it as dlbridge.
 PyMODINIT_FUNC PyInit__dlbridge(void) {
   using namespace dlbpy;
-  if (!Intern(&g_str_dlpack, "__dlpack__") || !Intern(&g_str_dlpack_device, "__dlpack_device__") ||
+  // The protocol's method name and max_version request are python.h's (one definition).
+  g_str_dlpack = dlbridge::python::detail::DunderDLPack();
+  g_kwnames_max_version = dlbridge::python::detail::MaxVersionKwnames();
+  g_max_version = dlbridge::python::detail::MaxVersionRequest();
+  if (g_str_dlpack == nullptr || !Intern(&g_str_dlpack_device, "__dlpack_device__") ||
       !Intern(&g_str_exchange_api, "__dlpack_c_exchange_api__") ||
       !Intern(&g_str_stream, "stream") || !Intern(&g_str_max_version, "max_version") ||
       !Intern(&g_str_dl_device, "dl_device") || !Intern(&g_str_copy, "copy") ||
@@ -140,14 +144,12 @@ PyMODINIT_FUNC PyInit__dlbridge(void) {
       !Intern(&g_str_value, "value")) {
     return nullptr;
   }
-  g_kwnames_max_version = PyTuple_Pack(1, g_str_max_version);
   g_kwnames_all = PyTuple_Pack(3, g_str_max_version, g_str_dl_device, g_str_copy);
   g_kwnames_device_copy = PyTuple_Pack(2, g_str_dl_device, g_str_copy);
   g_kwnames_all_stream =
       PyTuple_Pack(4, g_str_max_version, g_str_dl_device, g_str_copy, g_str_stream);
   g_kwnames_max_version_stream = PyTuple_Pack(2, g_str_max_version, g_str_stream);
   g_kwnames_stream = PyTuple_Pack(1, g_str_stream);
-  g_max_version = Py_BuildValue("(ii)", 1, DLPACK_MINOR_VERSION);
   if (g_kwnames_max_version == nullptr || g_max_version == nullptr || g_kwnames_all == nullptr ||
       g_kwnames_device_copy == nullptr || g_kwnames_all_stream == nullptr ||
       g_kwnames_max_version_stream == nullptr || g_kwnames_stream == nullptr) {

@@ -367,14 +367,14 @@ inline Tensor FromCapsule(PyObject* capsule, const ImportOptions& options = {}) 
 namespace detail {
 
 // Interned names and the max_version request, created once per process (never freed: an
-// extension's statics live as long as the interpreter).
+// extension's statics live as long as the interpreter); dlbridge's module uses them too.
 inline PyObject* DunderDLPack() {
   static PyObject* name = PyUnicode_InternFromString("__dlpack__");
   return name;
 }
 
-inline PyObject* MaxVersionKwnames() {
-  static PyObject* names = Py_BuildValue("(s)", "max_version");
+inline PyObject* MaxVersionKwnames() {  // interned: callees match keywords by identity first
+  static PyObject* names = Py_BuildValue("(N)", PyUnicode_InternFromString("max_version"));
   return names;
 }
 
