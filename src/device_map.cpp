@@ -39,7 +39,8 @@ constexpr Owner kLevelZero{true, GpuRuntime::kLevelZero, 0};  // host USM stays 
 
 // A row, its fields set by name (so that the table does not depend on the struct's order).
 constexpr DeviceTypeInfo Row(int32_t type, const char* name, DeviceImport import, MemorySpace space,
-                             bool exported, bool id_is_zero, bool host_addressable, Owner owner,
+                             bool exported, bool id_is_zero, bool host_addressable,
+                             bool host_accessible, StreamFamily streams, Owner owner,
                              const char* reason, bool address_arithmetic = true) {
   DeviceTypeInfo row{};
   row.device_type = type;
@@ -49,6 +50,8 @@ constexpr DeviceTypeInfo Row(int32_t type, const char* name, DeviceImport import
   row.exported = exported;
   row.id_is_zero = id_is_zero;
   row.host_addressable = host_addressable;
+  row.host_accessible = host_accessible;
+  row.stream_family = streams;
   row.has_runtime = owner.has_runtime;
   row.runtime = owner.runtime;
   row.pinned_host_type = owner.pinned_host_type;
@@ -59,42 +62,51 @@ constexpr DeviceTypeInfo Row(int32_t type, const char* name, DeviceImport import
 
 // A type no memory space describes: imports as nothing, exports as nothing.
 constexpr DeviceTypeInfo Rejected(int32_t type, const char* name, const char* reason) {
-  return Row(type, name, DeviceImport::kRejected, MemorySpace::kHost, false, false, false,
-             kNoRuntime, reason, false);
+  return Row(type, name, DeviceImport::kRejected, MemorySpace::kHost, false, false, false, false,
+             StreamFamily::kUnspecified, kNoRuntime, reason, false);
 }
 
 constexpr MemorySpace H = MemorySpace::kHost;
 constexpr DeviceImport kSpace = DeviceImport::kSpace;
+// The stream families (the Python protocol's conventions), short for the table.
+constexpr StreamFamily kNoStreams = StreamFamily::kNone;
+constexpr StreamFamily kCudaStreams = StreamFamily::kCuda;
+constexpr StreamFamily kRocmStreams = StreamFamily::kRocm;
+constexpr StreamFamily kNoConvention = StreamFamily::kUnspecified;
 
 // Device types are written as numbers so that this table compiles against any 1.x header;
 // values a header does not have are still listed and decided here. Columns: value, name,
-// import, space, exported, id_is_zero, host_addressable, runtime (Owner), reason, and
+// import, space, exported, id_is_zero, host_addressable, host_accessible, stream_family,
+// runtime (Owner), reason, and
 // address_arithmetic (true unless given: false for handles and rejected types). DEV-4: one row
 // per type (TablesAgree) with one space, so no type exports from two; kDLMetal's `exported`
 // is false.
 constexpr DeviceTypeInfo kDevices[] = {
-    Row(1, "kDLCPU", kSpace, H, true, true, true, kNoRuntime, "CPU memory is host memory"),
-    Row(2, "kDLCUDA", kSpace, MemorySpace::kCuda, true, false, false, kCuda, "CUDA device memory"),
-    Row(3, "kDLCUDAHost", kSpace, H, true, true, true, kNoRuntime,
+    Row(1, "kDLCPU", kSpace, H, true, true, true, true, kNoStreams, kNoRuntime,
+        "CPU memory is host memory"),
+    Row(2, "kDLCUDA", kSpace, MemorySpace::kCuda, true, false, false, false, kCudaStreams, kCuda,
+        "CUDA device memory"),
+    Row(3, "kDLCUDAHost", kSpace, H, true, true, true, true, kCudaStreams, kNoRuntime,
         "CUDA pinned host memory is host-addressable"),
     Rejected(4, "kDLOpenCL",
              "OpenCL data is a cl_mem handle, not an address; no memory space describes it"),
     Rejected(7, "kDLVulkan",
              "Vulkan data is a buffer handle, not an address; no memory space describes it"),
-    Row(8, "kDLMetal", DeviceImport::kNeedsResolver, H, false, false, false, kNoRuntime,
+    Row(8, "kDLMetal", DeviceImport::kNeedsResolver, H, false, false, false, false, kNoConvention,
+        kNoRuntime,
         "Metal data is an id<MTLBuffer> handle; only a registered MetalResolver can turn "
         "shared storage into a host pointer",
         false),
     Rejected(9, "kDLVPI", "Verilog simulator memory has no memory space"),
-    Row(10, "kDLROCM", kSpace, MemorySpace::kHip, true, false, false, kRocm,
+    Row(10, "kDLROCM", kSpace, MemorySpace::kHip, true, false, false, false, kRocmStreams, kRocm,
         "ROCm device memory is HIP memory"),
-    Row(11, "kDLROCMHost", kSpace, H, true, true, true, kNoRuntime,
+    Row(11, "kDLROCMHost", kSpace, H, true, true, true, true, kRocmStreams, kNoRuntime,
         "ROCm pinned host memory is host-addressable"),
     Rejected(12, "kDLExtDev", "reserved extension device: its data has no agreed meaning"),
-    Row(13, "kDLCUDAManaged", kSpace, MemorySpace::kCuda, true, true, false, kCuda,
-        "CUDA managed memory is addressed as CUDA memory; DLPack fixes its device_id at 0"),
+    Row(13, "kDLCUDAManaged", kSpace, MemorySpace::kCuda, true, true, false, true, kCudaStreams,
+        kCuda, "CUDA managed memory is addressed as CUDA memory; DLPack fixes its device_id at 0"),
     Row(14, "kDLOneAPI", DeviceImport::kNeedsContext, MemorySpace::kLevelZero, true, false, false,
-        kLevelZero,
+        false, kNoConvention, kLevelZero,
         "oneAPI pointers are Level Zero USM pointers, meaningful only with their ze_context"),
     Rejected(15, "kDLWebGPU", "WebGPU data is a GPUBuffer handle; no memory space describes it"),
     Rejected(16, "kDLHexagon", "Qualcomm Hexagon DSP memory has no memory space"),
@@ -126,7 +138,8 @@ constexpr const DeviceTypeInfo* Lookup(int32_t device_type) {
 
 // The columns agree with one another: a GPU runtime owns exactly the types of the GPU spaces,
 // one runtime per space; host-addressable types import as "host"; a pinned-host type is a
-// host-addressable row; each space's default type exports as that space.
+// host-addressable row with its runtime's streams; each space's default type exports as that
+// space.
 constexpr bool TablesAgree() {
   for (int i = 0; i < kDeviceCount; ++i) {
     const DeviceTypeInfo& row = kDevices[i];
@@ -134,9 +147,19 @@ constexpr bool TablesAgree() {
     if (row.host_addressable && (row.space != MemorySpace::kHost || row.import != kSpace))
       return false;
     if (row.host_addressable && !row.address_arithmetic) return false;
+    // What the CPU reads as it is, it may also read at its own address.
+    if (row.host_addressable && !row.host_accessible) return false;
+    if (row.host_accessible && !row.address_arithmetic) return false;
+    // A runtime's streams are ordered only through that runtime: a type that has one has its
+    // streams, and its pinned-host type shares them.
+    if (row.has_runtime && row.runtime == GpuRuntime::kCuda && row.stream_family != kCudaStreams)
+      return false;
+    if (row.has_runtime && row.runtime == GpuRuntime::kHip && row.stream_family != kRocmStreams)
+      return false;
     if (row.pinned_host_type != 0) {
       const DeviceTypeInfo* pinned = Lookup(row.pinned_host_type);
       if (pinned == nullptr || !pinned->host_addressable || !row.has_runtime) return false;
+      if (pinned->stream_family != row.stream_family) return false;
     }
     for (int k = 0; k < kDeviceCount; ++k) {
       const DeviceTypeInfo& other = kDevices[k];
@@ -169,6 +192,18 @@ void AppendNames(std::string* list, Pick&& pick, const char* suffix) {
 
 const DeviceTypeInfo* FindDeviceType(int32_t device_type) noexcept { return Lookup(device_type); }
 
+// DEV-5: the stream family and host access, columns like every other device fact, so that the
+// core's stream rules and the Python module read one answer.
+StreamFamily StreamFamilyOf(int32_t device_type) noexcept {
+  const DeviceTypeInfo* row = FindDeviceType(device_type);
+  return row != nullptr ? row->stream_family : StreamFamily::kUnspecified;
+}
+
+bool IsHostAccessible(int32_t device_type) noexcept {
+  const DeviceTypeInfo* row = FindDeviceType(device_type);
+  return row != nullptr && row->host_accessible;
+}
+
 const char* DeviceTypeName(int32_t device_type) noexcept {
   const DeviceTypeInfo* row = FindDeviceType(device_type);
   return row ? row->name : "unknown";
@@ -186,7 +221,7 @@ bool DeviceTypeMatchesSpace(int32_t device_type, MemorySpace space) noexcept {
   return row != nullptr && row->exported && row->space == space;
 }
 
-// DEV-5: the lists messages name are the table's rows.
+// DEV-6: the lists messages name are the table's rows.
 std::string DeviceTypeNames(bool (*pick)(const DeviceTypeInfo& row)) {
   std::string list;
   AppendNames(&list, pick, "");

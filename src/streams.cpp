@@ -16,20 +16,6 @@ using detail::Fail;
 
 namespace {
 
-enum class StreamKind { kNone, kCuda, kRocm, kOther };
-
-StreamKind KindOf(int32_t device_type) noexcept {
-  switch (device_type) {
-    case kDLCPU: return StreamKind::kNone;
-    case kDLCUDA:
-    case kDLCUDAHost:
-    case kDLCUDAManaged: return StreamKind::kCuda;
-    case kDLROCM:
-    case kDLROCMHost: return StreamKind::kRocm;
-    default: return StreamKind::kOther;
-  }
-}
-
 std::string DeviceText(DLDevice device) {
   return std::string(DeviceTypeName(device.device_type)) + " device " +
          std::to_string(device.device_id);
@@ -50,11 +36,11 @@ void CheckStreamValue(DLDevice device, int64_t stream, const char* argument) {
   const std::string what = std::string(argument != nullptr ? argument : "stream") + " " +
                            std::to_string(stream) + " is illegal for " +
                            DeviceTypeName(device.device_type);
-  switch (KindOf(device.device_type)) {
-    case StreamKind::kNone:
+  switch (StreamFamilyOf(device.device_type)) {  // the device table's column (see DEV-5)
+    case StreamFamily::kNone:
       Fail(ErrorCode::kInvalidArgument,
            what + " memory, which has no streams; pass no stream (Python: None)");
-    case StreamKind::kCuda:
+    case StreamFamily::kCuda:
       if (stream == 0 || stream < -1) {
         Fail(ErrorCode::kInvalidArgument,
              what +
@@ -63,7 +49,7 @@ void CheckStreamValue(DLDevice device, int64_t stream, const char* argument) {
                  "nothing)");
       }
       return;
-    case StreamKind::kRocm:
+    case StreamFamily::kRocm:
       if (stream == 1 || stream == 2 || stream < -1) {
         Fail(ErrorCode::kInvalidArgument,
              what +
@@ -71,19 +57,19 @@ void CheckStreamValue(DLDevice device, int64_t stream, const char* argument) {
                  "hipStream_t), -1 (order nothing)");
       }
       return;
-    case StreamKind::kOther: return;  // DLPack defines no stream convention for them
+    case StreamFamily::kUnspecified: return;  // DLPack defines no stream convention for them
   }
 }
 
 bool OrderStreams(DLDevice device, int64_t producer, int64_t consumer) {
-  const StreamKind kind = KindOf(device.device_type);
-  if (kind != StreamKind::kCuda && kind != StreamKind::kRocm) return false;
+  const StreamFamily family = StreamFamilyOf(device.device_type);  // the device table's column
+  if (!OrdersStreams(family)) return false;
   CheckStreamValue(device, producer, "OrderStreams: producer");
   CheckStreamValue(device, consumer, "OrderStreams: consumer");
   // STR-2: -1 orders nothing (the protocol's "no synchronisation"), and work queued on one
   // stream is already ordered; decided before any runtime is loaded.
   if (producer == -1 || consumer == -1 || producer == consumer) return false;
-  const GpuRuntime runtime = kind == StreamKind::kCuda ? GpuRuntime::kCuda : GpuRuntime::kHip;
+  const GpuRuntime runtime = family == StreamFamily::kCuda ? GpuRuntime::kCuda : GpuRuntime::kHip;
   detail::Backend& backend = detail::BackendOf(runtime);
   // STR-6: a runtime that cannot be used is an error only here, where ordering is needed.
   const RuntimeInfo& info = backend.Info();

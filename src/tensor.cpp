@@ -46,7 +46,7 @@ void* CheckedElementZero(const Tensor& tensor, DLDataType requested) {
              ") is not host-readable; Data gives pointers only to memory the CPU may read "
              "(space \"host\": " +
              DeviceTypeNames(
-                 [](const DeviceTypeInfo& r) { return r.host_addressable; }) +  // see DEV-5
+                 [](const DeviceTypeInfo& r) { return r.host_addressable; }) +  // see DEV-6
              "); copy it to the host first");
   }
   auto* base =

@@ -117,7 +117,7 @@ TEST_CASE("DEV-4 a space never exports as a device type of another space") {
   CHECK(dlbridge::DeviceTypeMatchesSpace(kDLCUDAManaged, MemorySpace::kCuda));
 }
 
-TEST_CASE("DEV-5 messages list device types from the table") {
+TEST_CASE("DEV-6 messages list device types from the table") {
   // The names of the rows a predicate picks, in table order, comma-separated; none: empty.
   CHECK(dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
           return row.host_addressable;
@@ -139,4 +139,36 @@ TEST_CASE("DEV-5 messages list device types from the table") {
   t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<int32_t>(), {4});
   CHECK_DLB_ERROR(t.Data<int32_t>(), ErrorCode::kUnsupportedDevice,
                   "(space \"host\": kDLCPU, kDLCUDAHost, kDLROCMHost); copy it to the host first");
+}
+
+TEST_CASE("DEV-5 stream family and host access are the device table's columns") {
+  using dlbridge::StreamFamily;
+  // What the Python DLPack protocol says of each type, written independently of the table.
+  const std::map<int32_t, std::pair<StreamFamily, bool>> expected = {
+      {kDLCPU, {StreamFamily::kNone, true}},      {kDLCUDA, {StreamFamily::kCuda, false}},
+      {kDLCUDAHost, {StreamFamily::kCuda, true}}, {kDLCUDAManaged, {StreamFamily::kCuda, true}},
+      {kDLROCM, {StreamFamily::kRocm, false}},    {kDLROCMHost, {StreamFamily::kRocm, true}},
+  };
+  int count = 0;
+  const dlbridge::DeviceTypeInfo* table = dlbridge::DeviceTable(&count);
+  for (int i = 0; i < count; ++i) {
+    CAPTURE(table[i].name);
+    const auto it = expected.find(table[i].device_type);
+    const StreamFamily family =
+        it != expected.end() ? it->second.first : StreamFamily::kUnspecified;
+    const bool host = it != expected.end() && it->second.second;
+    CHECK(table[i].stream_family == family);
+    CHECK(table[i].host_accessible == host);
+  }
+  for (int32_t type = -1; type <= 40; ++type) {  // the accessors, also for unknown values
+    CAPTURE(type);
+    const auto it = expected.find(type);
+    CHECK(dlbridge::StreamFamilyOf(type) ==
+          (it != expected.end() ? it->second.first : StreamFamily::kUnspecified));
+    CHECK(dlbridge::IsHostAccessible(type) == (it != expected.end() && it->second.second));
+  }
+  CHECK(dlbridge::OrdersStreams(StreamFamily::kCuda));
+  CHECK(dlbridge::OrdersStreams(StreamFamily::kRocm));
+  CHECK_FALSE(dlbridge::OrdersStreams(StreamFamily::kNone));
+  CHECK_FALSE(dlbridge::OrdersStreams(StreamFamily::kUnspecified));
 }

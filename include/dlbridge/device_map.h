@@ -22,6 +22,21 @@ enum class DeviceImport : int {
   kRejected = 3,       ///< No memory space can describe it.
 };
 
+/// The stream convention of the Python DLPack protocol (`__dlpack__(stream=...)`) that a
+/// device type follows: which stream values it accepts, and whether dlbridge orders streams.
+enum class StreamFamily : int {
+  kNone = 0,         ///< No streams: the protocol forbids a stream (kDLCPU).
+  kCuda = 1,         ///< CUDA's: kDLCUDA, kDLCUDAHost, kDLCUDAManaged (one device's streams).
+  kRocm = 2,         ///< ROCm's: kDLROCM, kDLROCMHost.
+  kUnspecified = 3,  ///< DLPack defines none (every other type, and unknown values).
+};
+
+/// Whether dlbridge orders streams of `family` (CUDA and ROCm: OrderStreams, the Python
+/// module's stream arguments); the other families have no stream it could wait on.
+constexpr bool OrdersStreams(StreamFamily family) noexcept {
+  return family == StreamFamily::kCuda || family == StreamFamily::kRocm;
+}
+
 /// One row of the device table: every fact dlbridge knows about one DLPack device type.
 struct DeviceTypeInfo {
   int32_t device_type;  ///< The DLDeviceType value.
@@ -50,6 +65,12 @@ struct DeviceTypeInfo {
   /// ROCm, ROCm host, oneAPI USM); false for handles (Metal, OpenCL, Vulkan, WebGPU) and for
   /// types no space describes. Export puts element zero in `data` only for these.
   bool address_arithmetic;
+  /// The protocol's stream convention for the type (StreamFamily).
+  StreamFamily stream_family;
+  /// Whether the CPU may read and write the memory at its own address, as it is: the
+  /// host-addressable types and unified memory (kDLCUDAManaged: one address on both sides),
+  /// which an export or import may relabel (kDLCPU, 0) without a copy.
+  bool host_accessible;
 };
 
 /// The row for a device type, or nullptr when this build does not know the value.
@@ -70,6 +91,14 @@ DLBRIDGE_API bool DeviceTypeMatchesSpace(int32_t device_type, MemorySpace space)
 /// comma-separated, e.g. "kDLCPU, kDLCUDAHost, kDLROCMHost" for `host_addressable`: messages
 /// that list the types a rule accepts build the list from the table, so it cannot drift.
 DLBRIDGE_API std::string DeviceTypeNames(bool (*pick)(const DeviceTypeInfo& row));
+
+/// The stream convention of a device type (its stream_family column); kUnspecified for
+/// values this build does not know.
+DLBRIDGE_API StreamFamily StreamFamilyOf(int32_t device_type) noexcept;
+
+/// Whether the CPU may use memory of `device_type` at its own address (its host_accessible
+/// column); false for values this build does not know.
+DLBRIDGE_API bool IsHostAccessible(int32_t device_type) noexcept;
 
 /// Every row, in DLDeviceType order, for tests and documentation.
 DLBRIDGE_API const DeviceTypeInfo* DeviceTable(int* count) noexcept;

@@ -58,7 +58,7 @@ PyObject* DeviceTableList(PyObject*, PyObject*) {
   for (int i = 0; i < count; ++i) {
     PyObject* row = Py_BuildValue("(isOO)", static_cast<int>(rows[i].device_type), rows[i].name,
                                   rows[i].address_arithmetic ? Py_True : Py_False,
-                                  IsHostAccessible(rows[i].device_type) ? Py_True : Py_False);
+                                  rows[i].host_accessible ? Py_True : Py_False);
     if (row == nullptr) {
       Py_DECREF(list);
       return nullptr;

@@ -1,5 +1,5 @@
 // Export (hot): Tensor.__dlpack__ with the array API's argument and stream rules, emissions
-// of the tensor's ExportPlans, the host copy, and the capsules with their destructors. One
+// of the tensor's ExportPlans, the host copy, and the capsules (dlbridge/python.h's). One
 // translation unit, so that the whole path from __dlpack__ to PyCapsule_New inlines.
 #include "py_internal.h"
 
@@ -54,43 +54,6 @@ bool CheckStream(PyObject* stream, DLDevice device, int64_t* value) {
   if (stream == Py_None) return true;
   if (!ToStreamValue(stream, "__dlpack__: stream", value)) return false;
   return CheckStreamFor(device, *value, "__dlpack__: stream");
-}
-
-PyObject* NewCapsule(DLManagedTensorVersioned* m);
-PyObject* NewCapsule(DLManagedTensor* m);
-
-// ---- Capsules ----
-
-// PY-13: calls the deleter only while the capsule is unconsumed (still named kName). A
-// consumed capsule (renamed used_…, the consumer owns its tensor: the common end) is left at
-// once; the pending exception is saved only around a deleter that runs (see PY-51).
-template <class Managed, const char* kName>
-void CapsuleDestructor(PyObject* capsule) {
-  // A capsule's name and pointer are read without raising: it is valid (this is its own
-  // destructor) and its name is never NULL here (NewCapsule names it).
-  const char* name = PyCapsule_GetName(capsule);
-  if (name == nullptr || std::strcmp(name, kName) != 0) return;
-  SavedException saved;  // a pending exception survives the deleter, which leaves none
-  auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, kName));
-  if (m == nullptr) {
-    PyErr_Clear();
-    return;
-  }
-  if (m->deleter != nullptr) m->deleter(m);
-}
-
-PyObject* NewCapsule(DLManagedTensorVersioned* m) {
-  PyObject* capsule = PyCapsule_New(m, kVersionedName,
-                                    &CapsuleDestructor<DLManagedTensorVersioned, kVersionedName>);
-  if (capsule == nullptr) m->deleter(m);
-  return capsule;
-}
-
-PyObject* NewCapsule(DLManagedTensor* m) {
-  PyObject* capsule =
-      PyCapsule_New(m, kLegacyName, &CapsuleDestructor<DLManagedTensor, kLegacyName>);
-  if (capsule == nullptr) m->deleter(m);
-  return capsule;
 }
 
 }  // namespace
@@ -159,14 +122,14 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   bool asHost = false;  // a zero-copy export relabelled (kDLCPU, 0)
   if (target.device_type != source.device_type || target.device_id != source.device_id) {
     if (!(target.device_type == kDLCPU && target.device_id == 0 &&
-          IsHostAccessible(source.device_type))) {
+          dlbridge::IsHostAccessible(source.device_type))) {  // see DEV-5
       PyErr_Format(PyExc_BufferError,
                    "__dlpack__: cannot export %s memory (device (%d, %d)) to dl_device (%d, %d); "
                    "dlbridge exports to its own device, or host-accessible memory (%s) to "
                    "(kDLCPU, 0)",
                    t.descriptor.GetMemorySpace(), static_cast<int>(source.device_type),
                    static_cast<int>(source.device_id), static_cast<int>(target.device_type),
-                   static_cast<int>(target.device_id), HostAccessibleNames().c_str());
+                   static_cast<int>(target.device_id), HostAccessibleTypeNames());
       return nullptr;
     }
     asHost = !needCopy;
@@ -181,37 +144,33 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   int64_t consumer = 0;
   if (!CheckStream(stream, target, &consumer)) return nullptr;
   if (!OrderExport(t, source, target, stream, consumer)) return nullptr;  // before any emission
+  // The capsules are python.h's ToCapsule (see PYH-2): its one destructor deletes only an
+  // unconsumed capsule (see PY-13); a capsule that cannot be made runs the deleter at once.
+  using dlbridge::python::ToCapsule;
   DLB_TRY
   if (needCopy) {
     dlbridge::Tensor copied = CopyPlanToHost(t, *plan);
     if (versioned) {
       DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(copied));
       m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
-      return NewCapsule(m);
+      return ToCapsule(m);
     }
-    return NewCapsule(dlbridge::ToDLPack(std::move(copied)));
+    return ToCapsule(dlbridge::ToDLPack(std::move(copied)));
   }
   if (versioned) {
     DLManagedTensorVersioned* m = ExportSelf<DLManagedTensorVersioned>(self);
     if (asHost) m->dl_tensor.device = DLDevice{kDLCPU, 0};
-    return NewCapsule(m);
+    return ToCapsule(m);
   }
   DLManagedTensor* m = ExportSelf<DLManagedTensor>(self);
   if (asHost) m->dl_tensor.device = DLDevice{kDLCPU, 0};
-  return NewCapsule(m);
+  return ToCapsule(m);
   DLB_CATCH(nullptr)
-}
-
-// PY-10: the device types whose memory the CPU reads at its own address.
-bool IsHostAccessible(int32_t deviceType) noexcept {
-  if (deviceType == kDLCUDAManaged) return true;  // unified memory: one address on both sides
-  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(deviceType);
-  return row != nullptr && row->host_addressable;
 }
 
 dlbridge::Tensor CopyPlanToHost(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan) {
   const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(plan.Device().device_type);
-  if ((row != nullptr && row->host_addressable) || !IsHostAccessible(plan.Device().device_type)) {
+  if (row == nullptr || row->host_addressable || !row->host_accessible) {
     return dlbridge::CopyToHost(plan);  // the core's copy, and its refusal of device memory
   }
   // Managed memory: the core reads host memory only, so it copies a host view of the same

@@ -28,42 +28,19 @@ PyObject* EmplaceImport(PyObject* self, Managed* managed) {
 // zeroes), so a collection run meanwhile (a failing import's deleter may run one) skips it.
 PyObject* AllocForImport() { return g_tensor_type->tp_alloc(g_tensor_type, 0); }
 
-// PY-15: a capsule's import: other names refused before anything is consumed; the result is
-// allocated first, then the capsule renamed and its tensor handed to FromDLPack, which
-// consumes it on failure too. PY-14: a used_ capsule is already consumed.
+// PY-15: a capsule's import: python.h's steps (see PYH-4), with the result allocated between
+// them: other names refused before anything is consumed (a used_ capsule is already consumed:
+// see PY-14), the result allocated, then the capsule renamed and its tensor handed to
+// FromDLPack, which consumes it on failure too.
 PyObject* ImportCapsule(PyObject* capsule) {
-  const char* name = PyCapsule_GetName(capsule);
-  if (name == nullptr) {
-    if (!PyErr_Occurred()) {
-      PyErr_SetString(PyExc_TypeError,
-                      "dlbridge.from_dlpack: the capsule has no name; expected "
-                      "'dltensor' or 'dltensor_versioned'");
-    }
-    return nullptr;
-  }
-  const CapsuleKind kind = KindOfCapsule(name);
-  if (kind == CapsuleKind::kUsed) {
-    PyErr_Format(PyExc_ValueError,
-                 "dlbridge.from_dlpack: the DLPack capsule was already consumed (its name is "
-                 "'%s'); a capsule can be imported only once",
-                 name);
-    return nullptr;
-  }
-  if (kind == CapsuleKind::kOther) {
-    PyErr_Format(PyExc_TypeError,
-                 "dlbridge.from_dlpack: a capsule named '%s' is not a DLPack tensor; expected "
-                 "'dltensor' or 'dltensor_versioned'",
-                 name);
-    return nullptr;
-  }
-  const bool versioned = kind == CapsuleKind::kVersioned;
-  void* pointer = PyCapsule_GetPointer(capsule, name);
+  bool versioned = false;
+  void* pointer = pyh::UnconsumedTensor(capsule, "dlbridge.from_dlpack", &versioned);
   if (pointer == nullptr) return nullptr;
   PyObject* result = AllocForImport();  // before anything is consumed
   if (result == nullptr) return nullptr;
-  // Renaming cannot fail for a valid capsule; from here the import owns the tensor, and
-  // FromDLPack consumes it whatever happens (its deleter runs once on failure).
-  if (PyCapsule_SetName(capsule, versioned ? kUsedVersionedName : kUsedLegacyName) != 0) {
+  // From the renaming on the import owns the tensor, and FromDLPack consumes it whatever
+  // happens (its deleter runs once on failure).
+  if (!pyh::MarkConsumed(capsule, versioned)) {
     InitTensorObject(result);
     Py_DECREF(result);
     return nullptr;
@@ -95,54 +72,6 @@ bool TypeLacks(PyTypeObject* type, PyObject* name) {
   return LookupOnType(type, name) == nullptr;
 }
 
-// PY-16: producer types whose __dlpack__ rejected max_version (e.g. NumPy 1.x, PyTorch 1.x): asked
-// without it from then on, so the fallback's TypeError is paid once per type. An entry holds
-// a strong reference to its type and is valid only while the type's version tag is unchanged.
-struct LegacyType {
-  PyTypeObject* type = nullptr;
-  unsigned int tag = 0;
-};
-LegacyType g_legacy_types[8];
-unsigned g_legacy_next = 0;
-
-// The type's version tag, 0 when it has no valid one. 3.12+ assigns tags lazily (asked for
-// here, so a type not yet looked up through the method cache gets one) and 3.13+ no longer
-// sets Py_TPFLAGS_VALID_VERSION_TAG: a nonzero tag is the valid one (PyType_Modified zeroes it).
-unsigned int VersionTag(PyTypeObject* type) {
-#if PY_VERSION_HEX >= 0x030C0000
-  if (type->tp_version_tag == 0) PyUnstable_Type_AssignVersionTag(type);
-  return type->tp_version_tag;
-#else
-  return PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG) ? type->tp_version_tag : 0;
-#endif
-}
-
-bool IsLegacyOnly(PyTypeObject* type) {
-  for (const LegacyType& entry : g_legacy_types) {
-    if (entry.type == type) {
-      const unsigned int tag = VersionTag(type);
-      return tag != 0 && entry.tag == tag;
-    }
-  }
-  return false;
-}
-
-void RememberLegacyOnly(PyTypeObject* type) {
-  const unsigned int tag = VersionTag(type);
-  if (tag == 0) return;
-  for (LegacyType& entry : g_legacy_types) {
-    if (entry.type == type) {
-      entry.tag = tag;
-      return;
-    }
-  }
-  LegacyType& slot = g_legacy_types[g_legacy_next++ % 8];
-  Py_XDECREF(reinterpret_cast<PyObject*>(slot.type));
-  Py_INCREF(reinterpret_cast<PyObject*>(type));
-  slot.type = type;
-  slot.tag = tag;
-}
-
 }  // namespace
 
 // Imports an owning versioned tensor (always consumed) into a new dlbridge.Tensor.
@@ -164,6 +93,12 @@ struct Request {
   PyObject* copy = Py_None;    // None, True or False
   PyObject* stream = Py_None;  // None, or the stream= given (checked once the device is known)
 };
+
+// Whether a (device_type, device_id) pair read as int64 is a DLDevice's: both in 32 bits, the
+// type not negative. The one range test of from_dlpack's devices, given or the producer's.
+bool FitsDLDevice(int64_t type, int64_t id) {
+  return static_cast<uint64_t>(type) <= INT32_MAX && id == static_cast<int32_t>(id);
+}
 
 bool ParseRequest(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Request* request) {
   if (nargs != 1) {
@@ -195,7 +130,7 @@ bool ParseRequest(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Re
   int64_t type = 0;
   int64_t id = 0;
   if (!ToIntPair(device, "from_dlpack: device", &type, &id)) return false;
-  if (type < 0 || type > INT32_MAX || id < INT32_MIN || id > INT32_MAX) {
+  if (!FitsDLDevice(type, id)) {
     PyErr_Format(PyExc_ValueError,
                  "from_dlpack: device %R is out of range; it is (device_type, device_id) with "
                  "32-bit values, e.g. (kDLCPU, 0) = (1, 0)",
@@ -225,7 +160,11 @@ PyObject* CallDlpack(PyObject* obj, const Request& request, PyObject* stream, bo
     return withStream ? PyObject_VectorcallMethod(g_str_dlpack, streamOnly, 1, g_kwnames_stream)
                       : PyObject_VectorcallMethod(g_str_dlpack, args, 1, nullptr);
   };
-  if (IsLegacyOnly(type)) return bare();
+  // Producer types whose __dlpack__ rejected max_version (NumPy 1.x, PyTorch 1.x) are asked
+  // without it from then on, so the fallback's TypeError is paid once per type: python.h's
+  // per-type cache, the one of the process's dlbridge code (see PYH-5).
+  const pyh::TypeFacts* facts = pyh::KnownFacts(type);
+  if (facts != nullptr && facts->legacy_only) return bare();
   PyObject* capsule = nullptr;
   if (extra) {
     capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1,
@@ -242,8 +181,33 @@ PyObject* CallDlpack(PyObject* obj, const Request& request, PyObject* stream, bo
   if (capsule != nullptr || !PyErr_ExceptionMatches(PyExc_TypeError)) return capsule;
   PyErr_Clear();  // a producer from before max_version: ask again without arguments
   capsule = bare();
-  if (capsule != nullptr) RememberLegacyOnly(type);
+  if (capsule != nullptr) {
+    if (pyh::TypeFacts* learnt = pyh::LearnFacts(type)) learnt->legacy_only = true;
+  }
   return capsule;
+}
+
+// A __dlpack_device__ answer that is no DLDevice, refused as device= is (see PY-34) and naming
+// the producer's method: read as it stood, 2**32 + 2 would be taken as kDLCUDA and given a
+// stream. `parsed`: the answer was two integers (out of range, then); else ToIntPair's
+// TypeError is replaced, since its text offers None, which this method may not return.
+// Drops `answer`; returns false with the exception set.
+[[gnu::cold, gnu::noinline]] bool RefuseDeviceAnswer(PyObject* obj, PyObject* answer, bool parsed) {
+  if (parsed) {
+    PyErr_Format(PyExc_ValueError,
+                 "from_dlpack: %.100s.__dlpack_device__() returned %R, which is out of range: "
+                 "(device_type, device_id) are 32-bit values, e.g. (kDLCPU, 0) = (1, 0); the "
+                 "producer's method must return its DLDevice",
+                 Py_TYPE(obj)->tp_name, answer);
+  } else if (PyErr_ExceptionMatches(PyExc_TypeError) != 0) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "from_dlpack: %.100s.__dlpack_device__() returned %.100R; it must return a "
+                 "(device_type, device_id) tuple of two integers, e.g. (kDLCPU, 0) = (1, 0)",
+                 Py_TYPE(obj)->tp_name, answer);
+  }
+  Py_DECREF(answer);
+  return false;
 }
 
 // (see PY-59) The device the consumer will use: `device=` when given, else the producer's
@@ -268,9 +232,9 @@ bool ConsumerDevice(PyObject* obj, const Request& request, DLDevice* device, boo
   }
   int64_t type = 0;
   int64_t id = 0;
-  const bool ok = ToIntPair(answer, "from_dlpack: the producer's __dlpack_device__()", &type, &id);
+  const bool ok = ToIntPair(answer, "from_dlpack: __dlpack_device__()", &type, &id);
+  if (!ok || !FitsDLDevice(type, id)) return RefuseDeviceAnswer(obj, answer, ok);
   Py_DECREF(answer);
-  if (!ok) return false;
   *device = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
   *known = true;
   return true;
@@ -301,14 +265,14 @@ PyObject* Conform(PyObject* result, const Request& request, bool honoured) {
     const DLDevice have = t.device;
     if (have.device_type != request.want.device_type || have.device_id != request.want.device_id) {
       if (!(request.want.device_type == kDLCPU && request.want.device_id == 0 &&
-            IsHostAccessible(have.device_type))) {
+            dlbridge::IsHostAccessible(have.device_type))) {  // see DEV-5
         PyErr_Format(PyExc_BufferError,
                      "from_dlpack: the data is on device (%d, %d) and device=(%d, %d) was asked "
-                     "for; dlbridge moves only host-accessible memory (%s), and only to (kDLCPU, "
-                     "0)",
+                     "for; dlbridge moves only host-accessible memory (%s), and only to "
+                     "(kDLCPU, 0)",
                      static_cast<int>(have.device_type), static_cast<int>(have.device_id),
                      static_cast<int>(request.want.device_type),
-                     static_cast<int>(request.want.device_id), HostAccessibleNames().c_str());
+                     static_cast<int>(request.want.device_id), HostAccessibleTypeNames());
         Py_DECREF(result);
         return nullptr;
       }
@@ -411,8 +375,9 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   // after it. -1 ordered nothing, and data not on a CUDA/ROCm device has no stream.
   dlbridge::Tensor& imported = AsTensor(result)->t;
   if (passStream && streamValue != -1 &&
-      StreamFamilyOf(imported.device.device_type) == StreamFamilyOf(consumer.device_type) &&
-      StreamFamilyOf(consumer.device_type) != StreamFamily::kNone) {
+      dlbridge::OrdersStreams(dlbridge::StreamFamilyOf(consumer.device_type)) &&
+      dlbridge::StreamFamilyOf(imported.device.device_type) ==
+          dlbridge::StreamFamilyOf(consumer.device_type)) {
     imported.stream = streamValue;
   }
   if (plain) return result;

@@ -81,22 +81,6 @@ PyObject* PythonAdviceList(PyObject*, PyObject*) {
   return list;
 }
 
-std::string HostAccessibleNames() {
-  return dlbridge::DeviceTypeNames(
-      [](const dlbridge::DeviceTypeInfo& row) { return IsHostAccessible(row.device_type); });
-}
-
-std::string StreamFamilyNames(StreamFamily family) {
-  // Captureless (DeviceTypeNames takes a function pointer): one per family.
-  return family == StreamFamily::kCuda
-             ? dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
-                 return StreamFamilyOf(row.device_type) == StreamFamily::kCuda;
-               })
-             : dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
-                 return StreamFamilyOf(row.device_type) == StreamFamily::kRocm;
-               });
-}
-
 void SetError(const dlbridge::Error& e) {
   PyObject* type = ExceptionFor(e.code());
   PyObject* message = PyUnicode_FromString(PythonMessage(e).c_str());

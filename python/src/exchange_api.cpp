@@ -76,7 +76,7 @@ bool CheckPrototypeSize(const DLTensor& prototype, std::string* message) {
 // `device` is the one exported (resolved from the pointer when the tensor names none).
 bool PendingWorkIsOnTheCurrentStream(const dlbridge::Tensor& t, DLDevice device) {
   if (!t.stream.has_value() || *t.stream == -1) return true;  // nothing pending
-  if (StreamFamilyOf(device.device_type) == StreamFamily::kNone) return true;
+  if (!dlbridge::OrdersStreams(dlbridge::StreamFamilyOf(device.device_type))) return true;
   int64_t current = 0;
   try {
     current = CurrentStream(device);

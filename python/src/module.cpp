@@ -105,12 +105,33 @@ bool AddDeviceTypes(PyObject* module) {
 
 }  // namespace
 
+// The lists the messages name, made once from the device table's columns (see DEV-6).
+const char* HostAccessibleTypeNames() {
+  static const std::string names =
+      dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) { return row.host_accessible; });
+  return names.c_str();
+}
+
+const char* StreamTypeNames(dlbridge::StreamFamily family) {
+  static const std::string cuda = dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+    return row.stream_family == dlbridge::StreamFamily::kCuda;
+  });
+  static const std::string rocm = dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+    return row.stream_family == dlbridge::StreamFamily::kRocm;
+  });
+  return family == dlbridge::StreamFamily::kCuda ? cuda.c_str() : rocm.c_str();
+}
+
 }  // namespace dlbpy
 
 // The extension is dlbridge._dlbridge; python/dlbridge/__init__.py re-exports it as dlbridge.
 PyMODINIT_FUNC PyInit__dlbridge(void) {
   using namespace dlbpy;
-  if (!Intern(&g_str_dlpack, "__dlpack__") || !Intern(&g_str_dlpack_device, "__dlpack_device__") ||
+  // The protocol's method name and max_version request are python.h's (one definition).
+  g_str_dlpack = dlbridge::python::detail::DunderDLPack();
+  g_kwnames_max_version = dlbridge::python::detail::MaxVersionKwnames();
+  g_max_version = dlbridge::python::detail::MaxVersionRequest();
+  if (g_str_dlpack == nullptr || !Intern(&g_str_dlpack_device, "__dlpack_device__") ||
       !Intern(&g_str_exchange_api, "__dlpack_c_exchange_api__") ||
       !Intern(&g_str_stream, "stream") || !Intern(&g_str_max_version, "max_version") ||
       !Intern(&g_str_dl_device, "dl_device") || !Intern(&g_str_copy, "copy") ||
@@ -118,14 +139,12 @@ PyMODINIT_FUNC PyInit__dlbridge(void) {
       !Intern(&g_str_value, "value")) {
     return nullptr;
   }
-  g_kwnames_max_version = PyTuple_Pack(1, g_str_max_version);
   g_kwnames_all = PyTuple_Pack(3, g_str_max_version, g_str_dl_device, g_str_copy);
   g_kwnames_device_copy = PyTuple_Pack(2, g_str_dl_device, g_str_copy);
   g_kwnames_all_stream =
       PyTuple_Pack(4, g_str_max_version, g_str_dl_device, g_str_copy, g_str_stream);
   g_kwnames_max_version_stream = PyTuple_Pack(2, g_str_max_version, g_str_stream);
   g_kwnames_stream = PyTuple_Pack(1, g_str_stream);
-  g_max_version = Py_BuildValue("(ii)", 1, DLPACK_MINOR_VERSION);
   if (g_kwnames_max_version == nullptr || g_max_version == nullptr || g_kwnames_all == nullptr ||
       g_kwnames_device_copy == nullptr || g_kwnames_all_stream == nullptr ||
       g_kwnames_max_version_stream == nullptr || g_kwnames_stream == nullptr) {
@@ -147,7 +166,7 @@ PyMODINIT_FUNC PyInit__dlbridge(void) {
     return nullptr;
   }
 #if DLBRIDGE_PY_EXCHANGE_API
-  PyObject* api = PyCapsule_New(&g_exchange_api, kExchangeApiName, nullptr);
+  PyObject* api = PyCapsule_New(&g_exchange_api, pyh::kExchangeApiName, nullptr);
   if (api == nullptr ||
       PyObject_SetAttr(reinterpret_cast<PyObject*>(g_tensor_type), g_str_exchange_api, api) != 0) {
     Py_XDECREF(api);

@@ -1,20 +1,22 @@
 // What the files of the `dlbridge` Python module (dlbridge._dlbridge) share: the object
 // layouts, the interned names and types created at import, the error helpers, the argument
 // helpers and each file's entry points. Written against the CPython C API directly (no
-// binding library), so that the DLPack exchange paths cost about what NumPy's own do.
+// binding library), so that the DLPack exchange paths cost about what NumPy's own do, and on
+// dlbridge/python.h's primitives (capsule names, the capsule destructor, the rename before a
+// consuming import, the per-type cache), inlined here as in C++ extensions.
 //
 // The files, one job each (spec/python.md gives every rule with its test):
 //   module.cpp            PyInit__dlbridge: interned names, the module's method table,
-//                         type registration, constants
+//                         type registration, constants and message lists from the device table
 //   errors.cpp            dlbridge::Error and other C++ exceptions -> Python exceptions, the
-//                         Python advice by error code, the device lists messages name
+//                         Python advice by error code
 //   args.cpp              Python arguments -> C++ values (ints, addresses, shapes, dtypes)
 //   descriptor_type.cpp   dlbridge.MemoryDescriptor; Python owners held from C++
 //   tensor_type.cpp       dlbridge.Tensor: construction, attributes, __dlpack_device__, its
 //                         export plans
 //   dlpack_export.cpp     __dlpack__, stream rules, capsules (hot: one translation unit)
 //   dlpack_import.cpp     dlbridge.from_dlpack (through __dlpack__ only, with device/copy),
-//                         capsule import, the legacy-type cache (hot: one translation unit)
+//                         capsule import, legacy producers (hot: one translation unit)
 //   exchange_api.cpp      the DLPack 1.3 C exchange table published on dlbridge.Tensor
 //   streams.cpp           stream values, producer streams, the ordering of exports and
 //                         imports, the current stream per device
@@ -53,35 +55,23 @@
 #include <vector>
 
 #include "dlbridge/dlbridge.h"
+#include "dlbridge/python.h"
 
 #if !defined(_WIN32)
 #include <pthread.h>
 #endif
 
-#if DLPACK_MAJOR_VERSION == 1 && DLPACK_MINOR_VERSION >= 3
-#define DLBRIDGE_PY_EXCHANGE_API 1
-#else
-#define DLBRIDGE_PY_EXCHANGE_API 0
-#endif
+// The exchange API's table (see PY-18) where the DLPack header has it: python.h's condition.
+#define DLBRIDGE_PY_EXCHANGE_API DLBRIDGE_PYTHON_EXCHANGE_API
 
 namespace dlbpy {
 
-inline constexpr const char kLegacyName[] = "dltensor";
-inline constexpr const char kVersionedName[] = "dltensor_versioned";
-inline constexpr const char kUsedLegacyName[] = "used_dltensor";
-inline constexpr const char kUsedVersionedName[] = "used_dltensor_versioned";
-inline constexpr const char kExchangeApiName[] = "dlpack_exchange_api";
-
-// What a capsule's name says it holds.
-enum class CapsuleKind { kVersioned, kLegacy, kUsed, kOther };
-inline CapsuleKind KindOfCapsule(const char* name) noexcept {
-  if (std::strcmp(name, kVersionedName) == 0) return CapsuleKind::kVersioned;
-  if (std::strcmp(name, kLegacyName) == 0) return CapsuleKind::kLegacy;
-  if (std::strcmp(name, kUsedLegacyName) == 0 || std::strcmp(name, kUsedVersionedName) == 0) {
-    return CapsuleKind::kUsed;
-  }
-  return CapsuleKind::kOther;
-}
+// The Python DLPack protocol's capsule names, the capsule destructor, the rename-then-consume
+// step and the per-type cache are dlbridge/python.h's (see PYH-2, see PYH-4, see PYH-5): the module
+// is built on that header's primitives, inline on its hot paths, and defines none of its own.
+using dlbridge::python::detail::CapsuleKind;
+using dlbridge::python::detail::KindOfCapsule;
+namespace pyh = dlbridge::python::detail;
 
 // Interned strings, constant objects and the two types, created once by PyInit__dlbridge
 // (module.cpp).
@@ -151,6 +141,13 @@ inline bool& ConsumedMark(PyDescriptor* d) {
   return d->base != nullptr ? AsTensor(d->base)->hold_moved : d->consumed;
 }
 
+// ---- Device type lists for messages (module.cpp), from the device table ----
+
+// "kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged": the host-accessible types.
+const char* HostAccessibleTypeNames();
+// The device types of a stream family (kCuda or kRocm), e.g. "kDLROCM, kDLROCMHost".
+const char* StreamTypeNames(dlbridge::StreamFamily family);
+
 // ---- Errors (errors.cpp) ----
 
 // The Python exception type for an ErrorCode (spec/python.md, "Errors").
@@ -181,30 +178,9 @@ struct PythonErrorSet {};
   }
 
 // Saves the error indicator (a pending exception) for its lifetime and restores it, so that
-// user callbacks run by deallocs and deleters neither see nor lose it.
+// user callbacks run by deallocs and deleters neither see nor lose it (python.h's KeptError).
 // PY-51: every dealloc, release and capsule destructor of the module runs in one.
-struct SavedException {
-#if PY_VERSION_HEX >= 0x030C0000
-  // A constructor of its own: the deleted copy below suppresses the implicit default one.
-  PyObject* exc;
-  SavedException() : exc(PyErr_GetRaisedException()) {}
-  ~SavedException() { PyErr_SetRaisedException(exc); }
-#else
-  PyObject* type = nullptr;
-  PyObject* value = nullptr;
-  PyObject* traceback = nullptr;
-  SavedException() { PyErr_Fetch(&type, &value, &traceback); }
-  ~SavedException() {
-    if (type != nullptr) {
-      PyErr_Restore(type, value, traceback);
-    } else {
-      PyErr_Clear();  // a callback must not leave an exception where there was none
-    }
-  }
-#endif
-  SavedException(const SavedException&) = delete;
-  SavedException& operator=(const SavedException&) = delete;
-};
+using SavedException = pyh::KeptError;
 
 #define DLB_METH(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(fn))
 
@@ -324,9 +300,6 @@ inline const dlbridge::ExportPlan& LegacyPlan(PyTensor* tensor) {
 PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 // A zero-copy versioned export of a dlbridge.Tensor (the exchange API's); throws.
 DLManagedTensorVersioned* ExportVersioned(PyObject* tensor);
-// Whether memory of `deviceType` is one memory with the host: readable by the CPU at its own
-// address (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged; see PY-10).
-bool IsHostAccessible(int32_t deviceType) noexcept;
 // A copy of what `plan` describes into new C-contiguous host memory: the core's CopyToHost,
 // for managed memory too (read through a host view of the same bytes). Throws.
 dlbridge::Tensor CopyPlanToHost(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan);
@@ -340,12 +313,10 @@ PyObject* ImportManaged(DLManagedTensorVersioned* m);
 
 // ---- Streams (streams.cpp) ----
 
-// Which stream convention of the Python protocol a device type has: CUDA's (kDLCUDA,
-// kDLCUDAHost, kDLCUDAManaged), ROCm's (kDLROCM, kDLROCMHost), or none that dlbridge orders.
-enum class StreamFamily { kNone, kCuda, kRocm };
-StreamFamily StreamFamilyOf(int32_t deviceType) noexcept;
-// The protocol's meaning of stream=None: CUDA 1 (legacy default stream), ROCm 0 (null stream).
-int64_t DefaultStream(StreamFamily family) noexcept;
+// The stream convention of each device type is the device table's (dlbridge::StreamFamilyOf,
+// see DEV-5). The protocol's meaning of stream=None for a family that has streams: CUDA 1
+// (legacy default stream), ROCm 0 (null stream).
+int64_t DefaultStream(dlbridge::StreamFamily family) noexcept;
 // A stream argument: an int (bool refused: TypeError) within int64 (else ValueError).
 bool ToStreamValue(PyObject* value, const char* what, int64_t* out);
 // The core's CheckStreamValue for `device`: ValueError (code kInvalidArgument) on refusal.
@@ -386,12 +357,5 @@ PyObject* CheckCapsule(PyObject* module, PyObject* capsule);
 PyObject* CheckerRulesList(PyObject* module, PyObject* unused);
 // dlbridge._device_table(): the core's device table, for dlbridge.check.
 PyObject* DeviceTableList(PyObject* module, PyObject* unused);
-
-// ---- Device lists in messages (errors.cpp) ----
-
-// "kDLCPU, kDLCUDAHost, ...": the device types IsHostAccessible accepts, from the device table.
-std::string HostAccessibleNames();
-// The device types of one stream family, from the device table.
-std::string StreamFamilyNames(StreamFamily family);
 
 }  // namespace dlbpy

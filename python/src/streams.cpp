@@ -6,16 +6,9 @@
 
 namespace dlbpy {
 
-StreamFamily StreamFamilyOf(int32_t deviceType) noexcept {
-  switch (deviceType) {
-    case kDLCUDA:
-    case kDLCUDAHost:
-    case kDLCUDAManaged: return StreamFamily::kCuda;
-    case kDLROCM:
-    case kDLROCMHost: return StreamFamily::kRocm;
-    default: return StreamFamily::kNone;
-  }
-}
+using dlbridge::OrdersStreams;
+using dlbridge::StreamFamily;
+using dlbridge::StreamFamilyOf;  // the device table's column (see DEV-5)
 
 int64_t DefaultStream(StreamFamily family) noexcept {
   // The Python protocol's None: CUDA's legacy default stream (1), ROCm's null stream (0).
@@ -63,7 +56,7 @@ bool ParseProducerStream(PyObject* value, DLDevice device,
   if (device.device_type == 0) {
     device = DLDevice{dlbridge::DefaultDeviceType(descriptor.GetMemorySpaceKind()), 0};
   }
-  if (StreamFamilyOf(device.device_type) == StreamFamily::kNone) {
+  if (!OrdersStreams(StreamFamilyOf(device.device_type))) {
     PyErr_Format(PyExc_ValueError,
                  "Tensor: stream=%lld for %s memory (device type %d), which has no streams "
                  "dlbridge orders; stream= is the CUDA or ROCm stream of \"cuda\" or \"hip\" "
@@ -90,8 +83,8 @@ bool OrderExport(const dlbridge::Tensor& t, DLDevice source, DLDevice target, Py
                  int64_t consumer) {
   if (!t.stream.has_value()) return true;
   const StreamFamily family = StreamFamilyOf(source.device_type);
-  if (family == StreamFamily::kNone) return true;  // its space changed to one without streams
-  if (StreamFamilyOf(target.device_type) == StreamFamily::kNone) {
+  if (!OrdersStreams(family)) return true;  // its space changed to one without streams
+  if (!OrdersStreams(StreamFamilyOf(target.device_type))) {
     PyErr_Format(PyExc_BufferError,
                  "__dlpack__: the tensor's writes may be pending on stream %lld, and dlbridge "
                  "cannot make the host wait for a stream: export it to its own device with the "
@@ -119,15 +112,18 @@ bool ImportStream(PyObject* explicitStream, DLDevice consumer, bool* pass, int64
   *pass = false;
   const StreamFamily family = StreamFamilyOf(consumer.device_type);
   if (explicitStream == Py_None) {
-    if (consumer.device_type == kDLCUDA || consumer.device_type == kDLCUDAManaged ||
-        consumer.device_type == kDLROCM) {
+    if (!OrdersStreams(family)) return true;  // the common case: kDLCPU, one table lookup
+    // Device memory of CUDA or ROCm: a type with their streams that the host does not read as
+    // it is (pinned host memory is read by the host).
+    const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(consumer.device_type);
+    if (row != nullptr && !row->host_addressable) {
       *pass = true;
       *value = CurrentStream(consumer);
     }
     return true;
   }
   if (!ToStreamValue(explicitStream, "from_dlpack: stream", value)) return false;
-  if (family == StreamFamily::kNone && consumer.device_type != kDLCPU) {
+  if (family == StreamFamily::kUnspecified) {  // kNone (kDLCPU): CheckStreamFor refuses it
     PyErr_Format(PyExc_ValueError,
                  "from_dlpack: stream=%lld for device (%d, %d): dlbridge passes streams only "
                  "for CUDA and ROCm devices; pass stream=None",
@@ -187,7 +183,7 @@ int64_t CurrentStream(DLDevice device) {
 }
 
 void* CurrentWorkStreamHandle(int32_t deviceType, int32_t deviceId) noexcept {
-  if (StreamFamilyOf(deviceType) == StreamFamily::kNone) return nullptr;  // no streams
+  if (!OrdersStreams(StreamFamilyOf(deviceType))) return nullptr;  // no streams
   try {
     // The Python stream value is the handle: CUDA 1 and 2 are CU_STREAM_LEGACY and
     // CU_STREAM_PER_THREAD, ROCm 0 is the null stream, larger values are stream handles.
@@ -201,7 +197,7 @@ void* CurrentWorkStreamHandle(int32_t deviceType, int32_t deviceId) noexcept {
 PyObject* PyCurrentStream(PyObject*, PyObject* device) {
   DLDevice d{};
   if (!ToStreamDevice(device, "current_stream: device", &d)) return nullptr;
-  if (StreamFamilyOf(d.device_type) == StreamFamily::kNone) Py_RETURN_NONE;
+  if (!OrdersStreams(StreamFamilyOf(d.device_type))) Py_RETURN_NONE;
   int64_t stream = 0;
   DLB_TRY
   stream = CurrentStream(d);
@@ -222,14 +218,13 @@ PyObject* PySetCurrentStream(PyObject*, PyObject* const* args, Py_ssize_t nargs)
   const bool reset = args[1] == Py_None;
   int64_t stream = 0;
   if (!reset && !ToStreamValue(args[1], "set_current_stream: stream", &stream)) return nullptr;
-  if (StreamFamilyOf(d.device_type) == StreamFamily::kNone) {
+  if (!OrdersStreams(StreamFamilyOf(d.device_type))) {
     if (reset) Py_RETURN_NONE;  // nothing to reset: such a device has no current stream
     PyErr_Format(PyExc_ValueError,
                  "set_current_stream: device (%d, %d) has no streams dlbridge knows (CUDA: %s; "
                  "ROCm: %s)",
                  static_cast<int>(d.device_type), static_cast<int>(d.device_id),
-                 StreamFamilyNames(StreamFamily::kCuda).c_str(),
-                 StreamFamilyNames(StreamFamily::kRocm).c_str());
+                 StreamTypeNames(StreamFamily::kCuda), StreamTypeNames(StreamFamily::kRocm));
     return nullptr;
   }
   if (!reset) {

@@ -1,6 +1,9 @@
 """The DLPack Python protocol against dlbridge's own producer and consumer (versioned and
 legacy), capsule rules, failed imports and the DLPack 1.3 C exchange API (spec/python.md)."""
 import ctypes
+import glob
+import os
+import re
 import unittest
 
 import dlbridge
@@ -91,6 +94,16 @@ class DlpackArguments(unittest.TestCase):
         for s in (1, 2):
             with self.subTest(rocm=s), self.assertRaises(ValueError):
                 rocm.__dlpack__(stream=s)
+
+    def test_py10_refusals_name_the_host_accessible_types_of_the_table(self):
+        with self.assertRaises(BufferError) as cm:
+            self.t.__dlpack__(dl_device=(2, 0))
+        self.assertIn("host-accessible memory (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged)",
+                      str(cm.exception))
+        with self.assertRaises(BufferError) as cm:
+            dlbridge.from_dlpack(self.t, device=(2, 0))
+        self.assertIn("host-accessible memory (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged)",
+                      str(cm.exception))
 
     def test_py10_dl_device_and_copy(self):
         # Same device: zero-copy.
@@ -242,6 +255,33 @@ class Lifetime(unittest.TestCase):
         self.assertEqual(counter.calls, 0)
         del imported
         self.assertEqual(counter.calls, 1)
+
+    def test_py13_the_module_defines_no_capsule_name_destructor_cache_or_device_fact(self):
+        # The protocol's names, the capsule destructor and the per-type cache are python.h's,
+        # the device facts the device table's: python/src/ may only use them.
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "src")
+        files = sorted(glob.glob(os.path.join(src, "*.cpp")) + glob.glob(os.path.join(src, "*.h")))
+        self.assertGreater(len(files), 5)
+        token = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*[\s\S]*?\*/')
+        for path in files:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            name = os.path.basename(path)
+            literals = re.findall(r'"((?:\\.|[^"\\\n])*)"', token.sub(
+                lambda m: m.group(0) if m.group(0).startswith('"') else " ", text))
+            code = token.sub(" ", text)  # no comments, no strings
+            with self.subTest(file=name):
+                for literal in ("dltensor", "dltensor_versioned", "used_dltensor",
+                                "used_dltensor_versioned", "dlpack_exchange_api"):
+                    self.assertNotIn(literal, literals)
+                for call in re.findall(r"PyCapsule_New\(([^;]*)\);", code):
+                    self.assertRegex(call, r",\s*nullptr\s*\)?$")  # no destructor of its own
+                self.assertIsNone(re.search(r"\btp_version_tag\b", code),  # no type cache
+                                  "%s reads version tags: use python.h's type cache" % name)
+                for fact in ("kDLCUDA", "kDLCUDAHost", "kDLCUDAManaged", "kDLROCM",
+                             "kDLROCMHost", "kDLOneAPI", "kDLMetal"):
+                    self.assertIsNone(re.search(r"\b%s\b" % fact, code),
+                                      "%s decides by %s: read the device table" % (name, fact))
 
     def test_py13_capsule_destructor_keeps_a_pending_exception(self):
         counter = ReleaseCounter()  # a Python (ctypes) callback runs inside the deleter

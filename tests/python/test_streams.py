@@ -537,6 +537,32 @@ class ImportStreams(unittest.TestCase):
         self.assertEqual(p.calls[3:], [{"stream": 0x321}])
         self.assertEqual(t.stream, 0x321)
 
+    def test_py59_a_device_answer_out_of_32_bits_is_refused_like_device(self):
+        # 2**32 + 2 read in 32 bits is kDLCUDA (2): it would be given a CUDA stream.
+        for answer in ((2 ** 32 + 2, 0), (-1, 0), (2, 2 ** 31)):
+            with self.subTest(answer=answer):
+                p = RecordingProducer((2, 0))
+                p.device = answer
+                with self.assertRaisesRegex(ValueError, r"__dlpack_device__\(\) returned .*"
+                                            r"out of range"):
+                    dlbridge.from_dlpack(p)
+                self.assertEqual(p.calls, [])  # refused before the producer's __dlpack__
+                with self.assertRaisesRegex(ValueError, "out of range"):
+                    dlbridge.from_dlpack(p, device=answer)  # the same refusal as device=
+
+    def test_py59_a_device_answer_that_is_no_tuple_is_told_what_to_return(self):
+        for answer in (None, "cuda", (2,), (2, "0")):
+            with self.subTest(answer=answer):
+                p = RecordingProducer((2, 0))
+                p.device = answer
+                with self.assertRaises(TypeError) as cm:
+                    dlbridge.from_dlpack(p)
+                message = str(cm.exception)
+                self.assertIn("RecordingProducer.__dlpack_device__() returned", message)
+                self.assertIn("it must return a (device_type, device_id) tuple", message)
+                self.assertNotIn("None or", message)
+                self.assertEqual(p.calls, [])
+
     def test_py59_a_capsule_takes_no_stream(self):
         p = RecordingProducer((2, 0))
         capsule = p.inner.__dlpack__(max_version=(1, 3))
@@ -631,6 +657,12 @@ class CurrentStream(unittest.TestCase):
         self.assertEqual(dlbridge.current_stream((2, 0)), 1)  # unchanged by the refusals
         with self.assertRaises(TypeError):
             dlbridge.set_current_stream((2, 0))
+
+    def test_py60_refusals_name_the_stream_device_types_of_the_table(self):
+        with self.assertRaises(ValueError) as cm:
+            dlbridge.set_current_stream((1, 0), 5)
+        self.assertIn("(CUDA: kDLCUDA, kDLCUDAHost, kDLCUDAManaged; ROCm: kDLROCM, kDLROCMHost)",
+                      str(cm.exception))
 
     def test_py60_a_null_out_pointer_is_ignored(self):
         api = exchange_api()

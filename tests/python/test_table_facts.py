@@ -1,4 +1,4 @@
-"""Facts read from their one table, never restated beside it (spec/device-map.md DEV-5,
+"""Facts read from their one table, never restated beside it (spec/device-map.md DEV-6,
 spec/python.md PY-42): the device lists in the module's messages and in `dlbridge.check` come
 from the core's device table, and every entry of the Python advice table attaches to a message
 the core really raises."""
@@ -29,7 +29,7 @@ def held(values, dtype="float32", shape=None, space="host", **kwargs):
 
 
 class DeviceLists(unittest.TestCase):
-    def test_dev5_python_messages_list_device_types_from_the_table(self):
+    def test_dev6_python_messages_list_device_types_from_the_table(self):
         host = names(lambda _address, host: host)
         self.assertEqual(host, "kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged")
         values = (ctypes.c_float * 4)()
@@ -52,7 +52,7 @@ class DeviceLists(unittest.TestCase):
         self.assertIn("(CUDA: kDLCUDA, kDLCUDAHost, kDLCUDAManaged; ROCm: kDLROCM, kDLROCMHost)",
                       str(cm.exception))
 
-    def test_dev5_the_check_command_reads_devices_from_the_module(self):
+    def test_dev6_the_check_command_reads_devices_from_the_module(self):
         from dlbridge import check
         from dlbridge.check import devices
         self.assertEqual(devices._DEVICE_NAMES, {t: name for t, name, _a, _h in TABLE})

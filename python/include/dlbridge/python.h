@@ -30,6 +30,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "dlbridge/error.h"
@@ -134,49 +135,128 @@ inline void TranslateException(std::exception_ptr p) {
 
 namespace detail {
 
-constexpr const char* kVersionedName = "dltensor_versioned";
-constexpr const char* kLegacyName = "dltensor";
-constexpr const char* kUsedVersionedName = "used_dltensor_versioned";
-constexpr const char* kUsedLegacyName = "used_dltensor";
+// The building blocks of the helpers below, one definition each of the Python DLPack
+// protocol's names and steps; dlbridge's own module (python/src/) is built on them too, as
+// nanobind builds its binding on its public header. Not a stable API.
 
-// Runs a deleter with the error indicator saved: it may run Python code (a producer's
-// finaliser) while an exception propagates; one it leaves behind is dropped.
+// The capsule names of the Python specification of the DLPack header.
+constexpr char kVersionedName[] = "dltensor_versioned";
+constexpr char kLegacyName[] = "dltensor";
+constexpr char kUsedVersionedName[] = "used_dltensor_versioned";
+constexpr char kUsedLegacyName[] = "used_dltensor";
+constexpr char kExchangeApiName[] = "dlpack_exchange_api";  // __dlpack_c_exchange_api__
+
+// The name of an unconsumed capsule of a managed tensor type.
+template <class Managed>
+constexpr const char* CapsuleName() noexcept {
+  return std::is_same<Managed, DLManagedTensorVersioned>::value ? kVersionedName : kLegacyName;
+}
+
+// What a capsule's name says it holds (a NULL name: kOther).
+enum class CapsuleKind { kVersioned, kLegacy, kUsed, kOther };
+inline CapsuleKind KindOfCapsule(const char* name) noexcept {
+  if (name == nullptr) return CapsuleKind::kOther;
+  if (std::strcmp(name, kVersionedName) == 0) return CapsuleKind::kVersioned;
+  if (std::strcmp(name, kLegacyName) == 0) return CapsuleKind::kLegacy;
+  if (std::strcmp(name, kUsedLegacyName) == 0 || std::strcmp(name, kUsedVersionedName) == 0) {
+    return CapsuleKind::kUsed;
+  }
+  return CapsuleKind::kOther;
+}
+
+// Keeps the error indicator for its lifetime: a pending exception is set aside and put back,
+// and one raised meanwhile (by a deleter or a finaliser it runs) is dropped, so that a callback
+// run while an exception propagates neither sees nor loses it.
+class KeptError {
+ public:
+  KeptError(const KeptError&) = delete;
+  KeptError& operator=(const KeptError&) = delete;
+#if PY_VERSION_HEX >= 0x030C0000
+  KeptError() noexcept : exc_(PyErr_GetRaisedException()) {}
+  ~KeptError() { PyErr_SetRaisedException(exc_); }  // replaces (drops) what was raised since
+
+ private:
+  PyObject* exc_;
+#else
+  KeptError() noexcept { PyErr_Fetch(&type_, &value_, &traceback_); }
+  ~KeptError() { PyErr_Restore(type_, value_, traceback_); }  // replaces what was raised since
+
+ private:
+  PyObject *type_ = nullptr, *value_ = nullptr, *traceback_ = nullptr;
+#endif
+};
+
+// Runs a deleter with the error indicator kept (KeptError): it may run Python code (a
+// producer's finaliser) while an exception propagates.
 template <class Managed>
 void DeleteKeepingError(Managed* managed) noexcept {
   if (managed == nullptr || managed->deleter == nullptr) return;
-  PyObject *type, *value, *traceback;
-  PyErr_Fetch(&type, &value, &traceback);
+  const KeptError kept;
   try {
     managed->deleter(managed);
-  } catch (...) {  // a deleter must not throw; one that does has still run (see LT-7)
+  } catch (...) {  // a deleter must not throw; one that does has still run (see LT-7), and no
+                   // C++ exception may unwind into the interpreter that called the destructor
   }
-  if (PyErr_Occurred() != nullptr) PyErr_Clear();
-  PyErr_Restore(type, value, traceback);
 }
 
-// PYH-2: a capsule's destructor deletes only an unconsumed capsule (its name still the
-// original); a consumer renamed it to used_... and owns the tensor then.
-inline void VersionedCapsuleDestructor(PyObject* capsule) {
-  if (PyCapsule_IsValid(capsule, kVersionedName) == 0) return;
-  DeleteKeepingError(
-      static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName)));
-}
-
-inline void LegacyCapsuleDestructor(PyObject* capsule) {
-  if (PyCapsule_IsValid(capsule, kLegacyName) == 0) return;
-  DeleteKeepingError(static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacyName)));
+// PYH-2 and the module's PY-13: the one capsule destructor (of both kinds, for extensions and
+// dlbridge's module alike): it deletes only an unconsumed capsule (its name still the
+// original); a consumer renamed it used_... and owns the tensor then, the common end, which
+// returns at once without touching the error indicator.
+template <class Managed>
+void CapsuleDestructor(PyObject* capsule) noexcept {
+  if (PyCapsule_IsValid(capsule, CapsuleName<Managed>()) == 0) return;
+  DeleteKeepingError(static_cast<Managed*>(PyCapsule_GetPointer(capsule, CapsuleName<Managed>())));
 }
 
 // Wraps a managed tensor: on failure its deleter runs (PYH-2) and NULL is returned.
 template <class Managed>
-PyObject* Wrap(Managed* managed, const char* name, PyCapsule_Destructor destructor) noexcept {
+PyObject* Wrap(Managed* managed) noexcept {
   if (managed == nullptr) {
     PyErr_SetString(PyExc_ValueError, "dlbridge::python::ToCapsule: the managed tensor is NULL");
     return nullptr;
   }
-  PyObject* capsule = PyCapsule_New(managed, name, destructor);
+  PyObject* capsule = PyCapsule_New(managed, CapsuleName<Managed>(), &CapsuleDestructor<Managed>);
   if (capsule == nullptr) DeleteKeepingError(managed);  // keeps the capsule's MemoryError
   return capsule;
+}
+
+// PYH-4's first step (and the module's PY-14): the managed tensor of an unconsumed DLPack capsule
+// (*versioned: which kind), checked by its name with nothing consumed or renamed; NULL with
+// TypeError for a non-capsule or another name, ValueError for a consumed (used_...) capsule. `who`
+// begins the message (the caller's name).
+inline void* UnconsumedTensor(PyObject* capsule, const char* who, bool* versioned) noexcept {
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_Format(PyExc_TypeError, "%s: a '%.100s' is not a DLPack capsule", who,
+                 Py_TYPE(capsule)->tp_name);
+    return nullptr;
+  }
+  const char* name = PyCapsule_GetName(capsule);
+  if (name == nullptr && PyErr_Occurred() != nullptr) return nullptr;
+  const CapsuleKind kind = KindOfCapsule(name);
+  if (kind == CapsuleKind::kUsed) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: the DLPack capsule was already consumed (its name is '%s'); a capsule "
+                 "can be imported only once: ask the producer's __dlpack__ for a new one",
+                 who, name);
+    return nullptr;
+  }
+  if (kind == CapsuleKind::kOther) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: a capsule named '%s' is no DLPack tensor; expected 'dltensor_versioned' "
+                 "or 'dltensor'",
+                 who, name == nullptr ? "(null)" : name);
+    return nullptr;
+  }
+  *versioned = kind == CapsuleKind::kVersioned;
+  return PyCapsule_GetPointer(capsule, name);
+}
+
+// PYH-4's second step, before the consuming import: renames the capsule used_..., so its
+// destructor leaves the tensor to the importer from here on. False with the exception set
+// (not reached for a capsule UnconsumedTensor accepted; nothing is consumed then).
+inline bool MarkConsumed(PyObject* capsule, bool versioned) noexcept {
+  return PyCapsule_SetName(capsule, versioned ? kUsedVersionedName : kUsedLegacyName) == 0;
 }
 
 }  // namespace detail
@@ -187,13 +267,11 @@ PyObject* Wrap(Managed* managed, const char* name, PyCapsule_Destructor destruct
 /// dropped unconsumed calls `managed->deleter` once (with the error indicator kept). If the
 /// capsule cannot be created, the deleter runs here and NULL is returned with the exception.
 inline PyObject* ToCapsule(DLManagedTensorVersioned* managed) noexcept {
-  return detail::Wrap(managed, detail::kVersionedName, &detail::VersionedCapsuleDestructor);
+  return detail::Wrap(managed);
 }
 
 /// The same for a legacy managed tensor: a `"dltensor"` capsule (consumed: `used_dltensor`).
-inline PyObject* ToCapsule(DLManagedTensor* managed) noexcept {
-  return detail::Wrap(managed, detail::kLegacyName, &detail::LegacyCapsuleDestructor);
-}
+inline PyObject* ToCapsule(DLManagedTensor* managed) noexcept { return detail::Wrap(managed); }
 
 /// Exports `tensor` (ToDLPackVersioned, or ToDLPack when `versioned` is false) as a capsule
 /// (new reference). Ownership, on success: the tensor's hold is in the capsule (ToCapsule
@@ -257,11 +335,10 @@ inline std::shared_ptr<const void> OwnerFromPyObject(PyObject* obj) {
 #endif
     if (Py_IsInitialized() == 0 || finalizing) return;
     const PyGILState_STATE state = PyGILState_Ensure();
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);  // a finaliser run here keeps a pending exception
-    Py_DECREF(o);
-    if (PyErr_Occurred() != nullptr) PyErr_Clear();
-    PyErr_Restore(type, value, traceback);
+    {
+      const detail::KeptError kept;  // a finaliser run here keeps a pending exception
+      Py_DECREF(o);
+    }
     PyGILState_Release(state);
   });
 }
@@ -274,37 +351,10 @@ inline std::shared_ptr<const void> OwnerFromPyObject(PyObject* obj) {
 /// Throws ErrorAlreadySet: TypeError for a non-capsule or another name (nothing consumed),
 /// ValueError for a consumed (`used_...`) capsule, and FromDLPack's errors (SetPythonError).
 inline Tensor FromCapsule(PyObject* capsule, const ImportOptions& options = {}) {
-  // PYH-4: accept the two names, refuse used_ ones, rename before the consuming import.
-  if (!PyCapsule_CheckExact(capsule)) {
-    PyErr_Format(PyExc_TypeError,
-                 "dlbridge::python::FromCapsule: a '%.100s' is not a DLPack capsule",
-                 Py_TYPE(capsule)->tp_name);
-    throw ErrorAlreadySet();
-  }
-  const char* name = PyCapsule_GetName(capsule);
-  if (name == nullptr && PyErr_Occurred() != nullptr) throw ErrorAlreadySet();
-  const bool versioned = name != nullptr && std::strcmp(name, detail::kVersionedName) == 0;
-  if (!versioned && (name == nullptr || std::strcmp(name, detail::kLegacyName) != 0)) {
-    if (name != nullptr && (std::strcmp(name, detail::kUsedVersionedName) == 0 ||
-                            std::strcmp(name, detail::kUsedLegacyName) == 0)) {
-      PyErr_Format(PyExc_ValueError,
-                   "dlbridge::python: the DLPack capsule was already consumed (named '%s'); "
-                   "ask the producer's __dlpack__ for a new one",
-                   name);
-    } else {
-      PyErr_Format(PyExc_TypeError,
-                   "dlbridge::python: a capsule named '%s' is no DLPack tensor; expected "
-                   "'dltensor_versioned' or 'dltensor'",
-                   name == nullptr ? "(null)" : name);
-    }
-    throw ErrorAlreadySet();
-  }
-  void* pointer = PyCapsule_GetPointer(capsule, name);
-  if (pointer == nullptr) throw ErrorAlreadySet();
-  if (PyCapsule_SetName(capsule,
-                        versioned ? detail::kUsedVersionedName : detail::kUsedLegacyName) != 0) {
-    throw ErrorAlreadySet();  // not reached for a valid capsule; nothing was consumed
-  }
+  // see PYH-4: accept the two names, refuse used_ ones, rename before the consuming import.
+  bool versioned = false;
+  void* pointer = detail::UnconsumedTensor(capsule, "dlbridge::python::FromCapsule", &versioned);
+  if (pointer == nullptr || !detail::MarkConsumed(capsule, versioned)) throw ErrorAlreadySet();
   try {
     if (versioned) return FromDLPack(static_cast<DLManagedTensorVersioned*>(pointer), options);
     return FromDLPack(static_cast<DLManagedTensor*>(pointer), options);
@@ -317,14 +367,14 @@ inline Tensor FromCapsule(PyObject* capsule, const ImportOptions& options = {}) 
 namespace detail {
 
 // Interned names and the max_version request, created once per process (never freed: an
-// extension's statics live as long as the interpreter).
+// extension's statics live as long as the interpreter); dlbridge's module uses them too.
 inline PyObject* DunderDLPack() {
   static PyObject* name = PyUnicode_InternFromString("__dlpack__");
   return name;
 }
 
-inline PyObject* MaxVersionKwnames() {
-  static PyObject* names = Py_BuildValue("(s)", "max_version");
+inline PyObject* MaxVersionKwnames() {  // interned: callees match keywords by identity first
+  static PyObject* names = Py_BuildValue("(N)", PyUnicode_InternFromString("max_version"));
   return names;
 }
 
@@ -337,21 +387,10 @@ inline PyObject* MaxVersionRequest() {
 // PyObject_HasAttr would report a lookup failure as "Exception ignored" (3.13+, and for any
 // call with an error pending), so the lookup is made here with nothing pending.
 inline bool LacksDunderDLPack(PyObject* obj) {
-#if PY_VERSION_HEX >= 0x030C0000
-  PyObject* pending = PyErr_GetRaisedException();
-#else
-  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
-  PyErr_Fetch(&type, &value, &traceback);
-#endif
+  const KeptError pending;  // restored at the end, which also drops the lookup's own error
   PyObject* attribute = PyObject_GetAttr(obj, DunderDLPack());
   const bool lacks = attribute == nullptr && PyErr_ExceptionMatches(PyExc_AttributeError) != 0;
   Py_XDECREF(attribute);
-  PyErr_Clear();
-#if PY_VERSION_HEX >= 0x030C0000
-  PyErr_SetRaisedException(pending);
-#else
-  PyErr_Restore(type, value, traceback);
-#endif
   return lacks;
 }
 
@@ -400,38 +439,71 @@ inline void CheckProducerStatus(int status, const char* function) {
   throw ErrorAlreadySet();
 }
 
-// What the helpers learnt about a type, while the type is unchanged (its version tag). The
-// cache holds a strong reference to each type, so an address never names another type; it is
-// read and written with the GIL held.
+// The type's version tag, 0 when it has no valid one. 3.12+ assigns tags lazily (asked for
+// here, or a type not yet seen by the method cache would be learnt afresh on every call) and
+// 3.13+ no longer sets Py_TPFLAGS_VALID_VERSION_TAG: a nonzero tag is the valid one
+// (PyType_Modified zeroes it).
+inline unsigned int VersionTag(PyTypeObject* type) noexcept {
+#if PY_VERSION_HEX >= 0x030C0000
+  if (type->tp_version_tag == 0) PyUnstable_Type_AssignVersionTag(type);
+  return type->tp_version_tag;
+#else
+  return PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG) ? type->tp_version_tag : 0;
+#endif
+}
+
+// What was learnt about a producer type, valid while the type is unchanged (its version tag).
 struct TypeFacts {
   PyTypeObject* type = nullptr;
   unsigned int tag = 0;
-  bool legacy_only = false;  // __dlpack__ answered only without arguments
+  bool legacy_only = false;  // __dlpack__ answered only without arguments (see PYH-5)
   bool api_looked_up = false;
-  const void* api = nullptr;  // the DLPackExchangeAPI, major version 1, or NULL
+  const void* api = nullptr;  // the DLPackExchangeAPI, major version 1, or NULL (see PYH-6)
 };
 
-inline TypeFacts& FactsOf(PyTypeObject* type) {
-  static TypeFacts cache[16];
-  static unsigned next = 0;
-  // 0: no valid tag, learn nothing to keep. 3.12+ assigns tags lazily: ask for one here, or a
-  // type not yet seen by the method cache would be learnt afresh on every call.
-#if PY_VERSION_HEX >= 0x030C0000
-  if (type->tp_version_tag == 0) PyUnstable_Type_AssignVersionTag(type);
-#endif
-  const unsigned int tag = type->tp_version_tag;
-  for (TypeFacts& f : cache) {
+// The one per-type cache of the Python protocol (these helpers' and dlbridge's module's): 16
+// types, the oldest replaced. It holds a strong reference to each type, so an address never
+// names another type; read and written with the GIL held.
+struct TypeCache {
+  static constexpr unsigned kSize = 16;
+  TypeFacts entries[kSize];
+  unsigned next = 0;
+};
+inline TypeCache& TheTypeCache() noexcept {
+  static TypeCache cache;
+  return cache;
+}
+
+// The facts kept for `type` while it is unchanged; NULL when none are (nothing learnt yet, the
+// type changed since, or it has no valid tag). Hot: every import asks.
+inline TypeFacts* KnownFacts(PyTypeObject* type) noexcept {
+  for (TypeFacts& f : TheTypeCache().entries) {
     if (f.type == type) {
-      if (f.tag != tag || tag == 0) f = TypeFacts{type, tag};
-      return f;
+      const unsigned int tag = VersionTag(type);
+      return tag != 0 && f.tag == tag ? &f : nullptr;
     }
   }
-  TypeFacts& slot = cache[next++ % 16];
+  return nullptr;
+}
+
+// The entry to learn into for `type`: its entry (made fresh when the type changed since), else
+// the oldest one, replaced; NULL when the type has no valid tag (nothing can be kept).
+inline TypeFacts* LearnFacts(PyTypeObject* type) noexcept {
+  const unsigned int tag = VersionTag(type);
+  if (tag == 0) return nullptr;
+  TypeCache& cache = TheTypeCache();
+  for (TypeFacts& f : cache.entries) {
+    if (f.type == type) {
+      if (f.tag != tag) f = TypeFacts{type, tag};
+      return &f;
+    }
+  }
+  TypeFacts& slot = cache.entries[cache.next++ % TypeCache::kSize];
   PyTypeObject* old = slot.type;
   Py_INCREF(type);
   slot = TypeFacts{type, tag};
-  Py_XDECREF(old);
-  return slot;
+  Py_XDECREF(old);  // last: dropping a type may run code that uses the cache
+  return &slot;
 }
 
 }  // namespace detail
@@ -449,22 +521,21 @@ inline TypeFacts& FactsOf(PyTypeObject* type) {
 inline Tensor FromPyObject(PyObject* producer, const ImportOptions& options = {}) {
   if (PyCapsule_CheckExact(producer)) return FromCapsule(producer, options);
   // PYH-5: max_version first, the call without arguments on TypeError, remembered per type.
-  detail::TypeFacts& facts = detail::FactsOf(Py_TYPE(producer));
-  PyObject* capsule = nullptr;
-  if (!facts.legacy_only) {
-    // No PY_VECTORCALL_ARGUMENTS_OFFSET: args[-1] is not ours to lend.
-    PyObject* args[] = {producer, detail::MaxVersionRequest()};
-    capsule =
-        PyObject_VectorcallMethod(detail::DunderDLPack(), args, 1, detail::MaxVersionKwnames());
-    if (capsule == nullptr && PyErr_ExceptionMatches(PyExc_TypeError) != 0) {
-      PyErr_Clear();
-      PyObject* self[] = {producer};
-      capsule = PyObject_VectorcallMethod(detail::DunderDLPack(), self, 1, nullptr);
-      if (capsule != nullptr) detail::FactsOf(Py_TYPE(producer)).legacy_only = true;
+  const detail::TypeFacts* facts = detail::KnownFacts(Py_TYPE(producer));
+  const bool legacy = facts != nullptr && facts->legacy_only;
+  // No PY_VECTORCALL_ARGUMENTS_OFFSET: args[-1] is not ours to lend.
+  PyObject* args[] = {producer, detail::MaxVersionRequest()};
+  PyObject* capsule = legacy ? nullptr
+                             : PyObject_VectorcallMethod(detail::DunderDLPack(), args, 1,
+                                                         detail::MaxVersionKwnames());
+  if (legacy || (capsule == nullptr && PyErr_ExceptionMatches(PyExc_TypeError) != 0)) {
+    PyErr_Clear();  // a producer older than max_version: asked again without arguments
+    capsule = PyObject_VectorcallMethod(detail::DunderDLPack(), args, 1, nullptr);
+    if (!legacy && capsule != nullptr) {
+      if (detail::TypeFacts* learnt = detail::LearnFacts(Py_TYPE(producer))) {
+        learnt->legacy_only = true;
+      }
     }
-  } else {
-    PyObject* self[] = {producer};
-    capsule = PyObject_VectorcallMethod(detail::DunderDLPack(), self, 1, nullptr);
   }
   if (capsule == nullptr) {
     if (PyErr_ExceptionMatches(PyExc_AttributeError) != 0 && detail::LacksDunderDLPack(producer)) {
@@ -539,8 +610,8 @@ struct ViewOptions {
 /// against a DLPack header older than 1.3.
 inline const void* FindExchangeApi(PyTypeObject* type) noexcept {
 #if DLBRIDGE_PYTHON_EXCHANGE_API
-  detail::TypeFacts& facts = detail::FactsOf(type);
-  if (facts.api_looked_up) return facts.api;
+  const detail::TypeFacts* facts = detail::KnownFacts(type);
+  if (facts != nullptr && facts->api_looked_up) return facts->api;
   // PYH-6: the table on the type, major version 1 along prev_api, cached per type version.
   const DLPackExchangeAPI* api = nullptr;
   PyObject* capsule =
@@ -548,9 +619,9 @@ inline const void* FindExchangeApi(PyTypeObject* type) noexcept {
   if (capsule == nullptr) {
     PyErr_Clear();
   } else {
-    if (PyCapsule_IsValid(capsule, "dlpack_exchange_api") != 0) {
+    if (PyCapsule_IsValid(capsule, detail::kExchangeApiName) != 0) {
       auto* header = static_cast<const DLPackExchangeAPIHeader*>(
-          PyCapsule_GetPointer(capsule, "dlpack_exchange_api"));
+          PyCapsule_GetPointer(capsule, detail::kExchangeApiName));
       // At most kMaxApiHops links: a hostile or broken table whose prev_api loops finds none.
       constexpr int kMaxApiHops = 16;
       int hops = 0;
@@ -561,9 +632,11 @@ inline const void* FindExchangeApi(PyTypeObject* type) noexcept {
     }
     Py_DECREF(capsule);
   }
-  detail::TypeFacts& again = detail::FactsOf(type);  // the lookup may have changed the cache
-  again.api_looked_up = true;
-  again.api = api;
+  // Learnt after the lookup, which may have run code that changed the cache.
+  if (detail::TypeFacts* learnt = detail::LearnFacts(type)) {
+    learnt->api_looked_up = true;
+    learnt->api = api;
+  }
   return api;
 #else
   (void)type;
