@@ -15,6 +15,7 @@
 #include "dlbridge/memory_descriptor.h"
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
+#include "dlbridge/to_dlpack.h"
 #include "dlpack_rules.h"
 #include "export_rules.h"
 
@@ -33,7 +34,8 @@ namespace detail {
                                             const int64_t* strides, int64_t* dims,
                                             ByteSpan* out) noexcept {
   // RT-5: accepts a subset of what the rules accept, with their span; the rest goes to them.
-  const int64_t elementBits = int64_t{dtype.bits} * dtype.lanes;
+  // Unsigned (bits * lanes < 2^24): the remainder and the quotient are a mask and a shift.
+  const uint32_t elementBits = uint32_t{dtype.bits} * dtype.lanes;
   if (elementBits % 8 != 0) return false;  // packed or padded sub-byte: the rules decide
   // From the last dimension back: while the strides are the C-contiguous ones (or the extent
   // is 1), the count is the whole reach and no stride product is needed. From the first other
@@ -51,9 +53,10 @@ namespace detail {
       dims[i] = extent;
       dims[ndim + i] = stride;
     }
-    if (extent < 1) return false;
+    // Contiguous (the common case) first; a dimension that is not goes to the loop below,
+    // which judges its extent too.
     if (stride != count && extent != 1) break;
-    if (MulOverflows(count, extent, &count)) return false;
+    if (extent < 1 || MulOverflows(count, extent, &count)) return false;
   }
   int64_t lo = 0;
   int64_t hi = count - 1;
@@ -71,7 +74,7 @@ namespace detail {
     }
     if (reach < 0 ? AddOverflows(lo, reach, &lo) : AddOverflows(hi, reach, &hi)) return false;
   }
-  const int64_t itemBytes = elementBits / 8;
+  const int64_t itemBytes = elementBits / 8;  // >= 0: no overflow below comes from it
   int64_t elements = 0;
   ByteSpan span;
   span.count = count;
@@ -92,14 +95,17 @@ struct FastImport {
 
 /// The common import: a host tensor with elements, at most as many dimensions as
 /// `storage(ndim)` has room for (it returns where shape then strides are copied, or nullptr),
-/// that every import rule accepts, with `flags` (ImportedFlags) and NULL strides allowed or
-/// not (NullStridesAllowed): see IMP-4, see IMP-5, see IMP-6, see IMP-7, see IMP-9, see IMP-12,
-/// see IMP-15, see DEV-1, see IMP-11, see IMP-10. The other device types need their route and
-/// verification (ImportFully).
-template <class Managed, class Storage>
+/// that every import rule accepts, with the `flags` it carries (ImportedFlags), NULL
+/// strides allowed or not (`null_strides_allowed()`, NullStridesAllowed: asked only for NULL
+/// strides) and ImportOptions::require_writable. The other device types need their route and
+/// verification (ImportFully). Recognises, enforcing nothing:
+/// see IMP-4, see IMP-5, see IMP-6, see IMP-7, see IMP-9, see IMP-12, see IMP-15, see DEV-1,
+/// see IMP-11, see IMP-10.
+template <class Managed, class NullAllowed, class Storage>
 [[gnu::always_inline]] inline bool RecogniseImport(const Managed& managed, uint64_t flags,
-                                                   bool null_strides_allowed, bool require_writable,
-                                                   Storage&& storage, FastImport* out) noexcept {
+                                                   NullAllowed&& null_strides_allowed,
+                                                   bool require_writable, Storage&& storage,
+                                                   FastImport* out) noexcept {
   const DLTensor& t = managed.dl_tensor;
   if constexpr (!std::is_same_v<Managed, DLManagedTensor>) {
     if (!VersionReadable(managed.version) || !FlagsKnown(managed.flags)) return false;
@@ -130,29 +136,29 @@ template <class Managed, class Storage>
 }
 
 /// The common export: a host tensor with elements and whole-byte elements that every export
-/// check accepts (`published`: PublishedFlags; `allow_unowned`, `option_id`, `keep_split`:
-/// ExportOptions' allow_unowned, device_id, keep_byte_offset; `host_default_row`: the device
-/// row a host descriptor exports as by default, null before static initialisation: declined).
+/// check accepts with `options` (`host_default_row`: the device row a host descriptor exports
+/// as by default, null before static initialisation: declined). The options are read only as
+/// far as the tensor gets (a reference, not values: the fast path's loads are its cost).
 /// Recognises, enforcing nothing: see MD-15, see EXP-3, see EXP-13, see EXP-7, see EXP-10,
 /// see GPU-8, see EXP-9, see EXP-9b (FastSpan declines sub-byte elements), see EXP-18,
 /// see EXP-17.
 [[gnu::always_inline]] inline bool RecogniseExport(const Tensor& tensor, bool legacy,
-                                                   uint64_t published, bool allow_unowned,
-                                                   int32_t option_id, bool keep_split,
+                                                   const ExportOptions& options,
                                                    const DeviceTypeInfo* host_default_row,
                                                    ExportFacts* out) noexcept {
   const MemoryDescriptor& descriptor = tensor.descriptor;
   const TensorLayout& layout = tensor.layout;
   const DLDataType dtype = layout.Dtype();
+  const uint64_t published = PublishedFlags(tensor.flags, options.read_only);
   if (descriptor.GetMemorySpaceKind() != MemorySpace::kHost || host_default_row == nullptr ||
-      !HoldAccepted(descriptor.HasOwnership(), allow_unowned) || !FlagsKnown(tensor.flags) ||
-      !LegacyCanSayFlags(legacy, published) || !DtypeValid(dtype)) {
+      !HoldAccepted(descriptor.HasOwnership(), options.allow_unowned) ||
+      !FlagsKnown(tensor.flags) || !LegacyCanSayFlags(legacy, published) || !DtypeValid(dtype)) {
     return false;
   }
   DLDevice device{};
   const DeviceTypeInfo* row = nullptr;
-  if (ResolveDeviceLabel(tensor.device, MemorySpace::kHost, option_id, host_default_row, &device,
-                         &row) != DeviceLabel::kResolved ||
+  if (ResolveDeviceLabel(tensor.device, MemorySpace::kHost, options.device_id, host_default_row,
+                         &device, &row) != DeviceLabel::kResolved ||
       !row->address_arithmetic) {
     return false;
   }
@@ -167,26 +173,29 @@ template <class Managed, class Storage>
   }
   out->device = device;
   out->flags = published;
-  PlaceElementZero(pointer, layout.ByteOffset(), true, keep_split, &out->data, &out->byte_offset);
+  PlaceElementZero(pointer, layout.ByteOffset(), true, options.keep_byte_offset, &out->data,
+                   &out->byte_offset);
   return true;
 }
 
-/// Whether `tensor`, an import of `original`, is unchanged, so that its re-export may hand back
-/// `original` (see RT-2): the layout, device and published flags (`published`) are the
-/// original's, and the descriptor spans exactly its reachable bytes. The original passed
+/// Whether `tensor`, an import of `original`, is unchanged, so that its re-export with
+/// `options` may hand back `original` (see RT-2): the layout, device and published flags are
+/// the original's, and the descriptor spans exactly its reachable bytes. The original passed
 /// import's rules and nothing about it changed, so no export check can refuse it; a device the
-/// export would resolve otherwise (no type, a contradicting `option_id`: see EXP-10), unknown
-/// flags (see EXP-13), Level Zero (its context) and `verify_required` (the runtime must be
-/// asked) take the full export instead. `where` names the export for ComputeSpanOrThrow, which
-/// cannot throw here (the layout is the original's, which import validated).
+/// export would resolve otherwise (no type, a contradicting ExportOptions::device_id:
+/// see EXP-10), unknown flags (see EXP-13), Level Zero (its context) and
+/// DeviceVerification::kRequired (the runtime must be asked) take the full export instead.
+/// `where` names the export for ComputeSpanOrThrow, which cannot throw here (the layout is the
+/// original's, which import validated).
 template <class Managed>
-bool IsUnchangedImport(const Tensor& tensor, const Managed& original, uint64_t published,
-                       int32_t option_id, bool verify_required, const char* where) {
+[[gnu::always_inline]] inline bool IsUnchangedImport(const Tensor& tensor, const Managed& original,
+                                                     const ExportOptions& options,
+                                                     const char* where) {
   const DLDevice device = tensor.device;
   const MemorySpace space = tensor.descriptor.GetMemorySpaceKind();
-  if (device.device_type == 0 || verify_required || !OptionIdAgrees(option_id, device.device_id) ||
-      space == MemorySpace::kLevelZero || !DeviceTypeMatchesSpace(device.device_type, space) ||
-      !FlagsKnown(tensor.flags)) {
+  if (device.device_type == 0 || options.verify_device == DeviceVerification::kRequired ||
+      !OptionIdAgrees(options.device_id, device.device_id) || space == MemorySpace::kLevelZero ||
+      !DeviceTypeMatchesSpace(device.device_type, space) || !FlagsKnown(tensor.flags)) {
     return false;
   }
   const DLTensor& t = original.dl_tensor;
@@ -202,6 +211,7 @@ bool IsUnchangedImport(const Tensor& tensor, const Managed& original, uint64_t p
   for (int32_t i = 0; i < t.ndim; ++i) {  // one loop, not two memcmp calls: ndim is small
     if (t.shape[i] != shape[i] || t.strides[i] != strides[i]) return false;
   }
+  const uint64_t published = PublishedFlags(tensor.flags, options.read_only);
   if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
     if ((original.flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED)) != published) {
       return false;

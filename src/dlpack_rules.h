@@ -271,9 +271,14 @@ inline bool NullStridesAllowed(bool legacy, DLPackVersion version,
   return legacy || version.minor < 2 || allow_null_strides;
 }
 
-/// IMP-9: strides are given when there are dimensions, unless NULL strides are allowed.
+/// IMP-9: strides are given when there are dimensions, unless NULL strides are allowed
+/// (`null_allowed()`, asked only when they are NULL: the fast path's question is not free).
+template <class NullAllowed>
+inline bool StridesAccepted(int32_t ndim, const int64_t* strides, NullAllowed&& null_allowed) {
+  return ndim <= 0 || strides != nullptr || null_allowed();
+}
 inline bool StridesAccepted(int32_t ndim, const int64_t* strides, bool null_allowed) noexcept {
-  return ndim <= 0 || strides != nullptr || null_allowed;
+  return StridesAccepted(ndim, strides, [null_allowed] { return null_allowed; });
 }
 
 /// CONF-DEVICE-ID (import: HOST-35): device_id >= 0 where the id is a device ordinal.

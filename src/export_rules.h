@@ -76,7 +76,8 @@ enum class DeviceLabel : uint8_t {
 };
 
 /// EXP-10: the device an export of memory in `space` carries: Tensor::device (`given`) when
-/// its type is set, else the space's default type (`default_row`, its device-table row) with
+/// its type is set, else the space's default type (`default_row`, its device-table row, never
+/// null) with
 /// ExportOptions::device_id (`option_id`, -1: not given); the id is 0 for the types whose id
 /// always is (a positive one is refused). `*device` (set on kResolved and kIdNotZero) and
 /// `*row` (on kResolved) are what it resolved.
@@ -86,8 +87,7 @@ enum class DeviceLabel : uint8_t {
                                                              DLDevice* device,
                                                              const DeviceTypeInfo** row) noexcept {
   const DeviceTypeInfo* resolved = default_row;
-  DLDevice d{static_cast<DLDeviceType>(default_row != nullptr ? default_row->device_type : 0),
-             option_id};
+  DLDevice d{static_cast<DLDeviceType>(default_row->device_type), option_id};
   if (given.device_type != 0) {
     if (!DeviceTypeMatchesSpace(given.device_type, space)) {
       return DeviceLabel::kTypeContradictsSpace;

@@ -53,10 +53,11 @@ struct Checked {
   int64_t start = 0;       // the first reachable byte's distance from data
 };
 
-// Whether NULL strides are allowed (see IMP-9) and the flags the import carries (see IMP-15),
-// by the rules' own predicates; a legacy tensor has neither a version nor flags.
+// The rules' inputs for a managed tensor and ImportOptions, by their predicates
+// (NullStridesAllowed: see IMP-9; ImportedFlags: see IMP-15): a legacy tensor has neither a version
+// nor flags.
 template <class Managed>
-bool NullStridesOk(const Managed& managed, const ImportOptions& options) noexcept {
+bool NullStridesAllowedFor(const Managed& managed, const ImportOptions& options) noexcept {
   if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
     (void)managed;
     return detail::NullStridesAllowed(true, DLPackVersion{}, options.allow_null_strides);
@@ -66,7 +67,7 @@ bool NullStridesOk(const Managed& managed, const ImportOptions& options) noexcep
 }
 
 template <class Managed>
-uint64_t FlagsOf(const Managed& managed, const ImportOptions& options) noexcept {
+uint64_t ImportedFlagsOf(const Managed& managed, const ImportOptions& options) noexcept {
   if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
     (void)managed;
     return detail::ImportedFlags(true, 0, options.legacy_read_only);
@@ -84,9 +85,9 @@ Checked CheckRules(const ThrowSink& sink, const Managed& managed, const ImportOp
     detail::CheckVersion(sink, managed.version);  // nothing past `flags` before this passes
     detail::CheckFlags(sink, managed.flags);
   }
-  checked.flags = FlagsOf(managed, options);
+  checked.flags = ImportedFlagsOf(managed, options);
   const DLTensor& t = managed.dl_tensor;
-  detail::CheckShape(sink, t, NullStridesOk(managed, options), !kLegacy);
+  detail::CheckShape(sink, t, NullStridesAllowedFor(managed, options), !kLegacy);
   detail::CheckDtype(sink, t.dtype, checked.flags);
   checked.row = detail::CheckDevice(sink, t.device);
   int64_t contiguous[TensorLayout::kMaxDims];
@@ -169,10 +170,11 @@ uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* h
 template <class Managed>
 bool TryFastImport(const Managed& managed, const ImportOptions& options, Tensor& result) noexcept {
   const DLTensor& t = managed.dl_tensor;
-  const uint64_t flags = FlagsOf(managed, options);
+  const uint64_t flags = ImportedFlagsOf(managed, options);
   detail::FastImport fast;
   if (!detail::RecogniseImport(
-          managed, flags, NullStridesOk(managed, options), options.require_writable,
+          managed, flags, [&] { return NullStridesAllowedFor(managed, options); },
+          options.require_writable,
           [&](int32_t ndim) { return detail::LayoutAccess::Storage(result.layout, ndim); },
           &fast)) {
     return false;

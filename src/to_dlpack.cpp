@@ -85,10 +85,7 @@ ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOpt
                         bool legacy) {
   // The common export (issue 17) is recognised by the rules' own predicates (RecogniseExport).
   ExportFacts facts;
-  if (FastPathsOn() &&
-      RecogniseExport(tensor, legacy, PublishedFlags(tensor.flags, options.read_only),
-                      options.allow_unowned, options.device_id, options.keep_byte_offset,
-                      kHostDefaultRow, &facts)) {
+  if (FastPathsOn() && RecogniseExport(tensor, legacy, options, kHostDefaultRow, &facts)) {
     return facts;
   }
   return CheckExportFully(where, tensor, options, legacy);
@@ -146,9 +143,7 @@ Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options)
     auto* original = static_cast<Managed*>(descriptor.GetReleaseContext());
     // RT-2: the original, no allocation (checked before the export checks: the original passed
     // import's, and nothing about it changed).
-    if (detail::IsUnchangedImport(
-            tensor, *original, detail::PublishedFlags(tensor.flags, options.read_only),
-            options.device_id, options.verify_device == DeviceVerification::kRequired, where)) {
+    if (detail::IsUnchangedImport(tensor, *original, options, where)) {
       detail::DescriptorAccess::Disarm(descriptor);
       return original;
     }

@@ -77,10 +77,17 @@ RULES = [
     ),
     (
         "The rules sit below the checker and the converters.",
-        RULES_MODULE + ["src/dlpack_rules.cpp"],
+        ["src/dlpack_rules.h", "src/export_rules.h", "src/dlpack_rules.cpp"],
         CONVERTERS + ["src/reexport_internal.h", "src/callback_internal.h"],
         "the rules take values and report through a sink; the types they need live below "
         "them (dlbridge/findings.h)",
+    ),
+    (
+        "The rules sit below the checker and the converters.",
+        ["src/dlpack_fast_paths.h"],  # it reads ExportOptions (to_dlpack.h), nothing else above
+        [c for c in CONVERTERS if c != PUBLIC + "to_dlpack.h"]
+        + ["src/reexport_internal.h", "src/callback_internal.h"],
+        "the fast recognisers read the tensor and ExportOptions; nothing else of the converters",
     ),
     (
         "Export does not include import.",
