@@ -1,6 +1,8 @@
 // Export: Tensor -> DLManagedTensorVersioned / DLManagedTensor, one allocation each. Every
-// export is the unchanged-import fast path, or the checks (detail::CheckExport, here) and then
-// the block (src/export_internal.h); ExportPlan (src/export_plan.cpp) runs the two apart.
+// export is the unchanged-import hand-back, or the checks (detail::CheckExport, here) and then
+// the block (src/export_internal.h); ExportPlan (src/export_plan.cpp) runs the two apart. Only
+// orchestration: every test is the rules module's (dlpack_rules.h, export_rules.h, and the fast
+// recognisers built from them, dlpack_fast_paths.h).
 #include "dlbridge/to_dlpack.h"
 
 #include <cstdlib>
@@ -10,7 +12,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "checked_math_internal.h"
 #include "descriptor_access_internal.h"
 #include "device_check_internal.h"
 #include "dlbridge/device_map.h"
