@@ -6,6 +6,7 @@
 // decides and words every error. testing::SetFastPaths(false) turns them off (see RT-5).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -21,6 +22,11 @@
 
 namespace dlbridge {
 namespace detail {
+
+/// Whether import, export and re-export try their fast paths first (testing::SetFastPaths
+/// turns them off, so that a test can compare both ways). In src/dlpack_rules.cpp.
+extern std::atomic<bool> g_fast_paths;
+inline bool FastPathsOn() noexcept { return g_fast_paths.load(std::memory_order_relaxed); }
 
 /// The fast path of import and export (issue 17): one pass over shape and strides that copies
 /// them to `dims` (shape then strides; nullptr: no copy; `strides` nullptr: C-contiguous, as

@@ -2,6 +2,7 @@
 // arithmetic and every tensor rule, each once, run through a ThrowSink or a CollectSink.
 #include "dlpack_rules.h"
 
+#include <atomic>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -15,6 +16,7 @@
 namespace dlbridge {
 namespace detail {
 
+// Declared in dlpack_fast_paths.h, whose recognisers it switches (testing::SetFastPaths below).
 std::atomic<bool> g_fast_paths{true};
 
 // ---- Sinks ----

@@ -12,7 +12,6 @@
 // built from the same predicates, so no rule is written twice.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -390,11 +389,6 @@ bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t star
 /// CONF-ALIGN (the checker only): data is 256-byte aligned.
 template <class Sink>
 void CheckAlignment(Sink& sink, uintptr_t base, uint64_t byte_offset);
-
-/// Whether import, export and re-export try their fast paths first (testing::SetFastPaths
-/// turns them off, so that a test can compare both ways). In src/dlpack_rules.cpp.
-extern std::atomic<bool> g_fast_paths;
-inline bool FastPathsOn() noexcept { return g_fast_paths.load(std::memory_order_relaxed); }
 
 /// The throwing forms the exporter uses (see EXP-13, see EXP-9): ThrowSink(where) over the rules
 /// above.
