@@ -5,8 +5,6 @@
 #pragma once
 
 #include "dlbridge/callbacks.h"
-#include "dlbridge/export_plan.h"
-#include "dlbridge/memory_descriptor.h"
 
 namespace dlbridge {
 namespace detail {

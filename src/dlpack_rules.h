@@ -6,9 +6,12 @@
 //  - CollectSink: the checker. Every finding is kept, with its CONF-* ID and severity.
 // Messages are built only when a rule is broken (a callable), so the passing path of an
 // import costs the comparisons and nothing else.
+//
+// Each rule's test is one predicate (inline, noexcept, below the tables): the checks call it
+// and report through their sink when it fails, and the fast paths (dlpack_fast_paths.h) are
+// built from the same predicates, so no rule is written twice.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -16,10 +19,10 @@
 
 #include "checked_math_internal.h"
 #include "device_map_internal.h"
-#include "dlbridge/checker.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/error.h"
+#include "dlbridge/findings.h"
 #include "dlbridge/tensor_layout.h"
 #include "error_internal.h"
 
@@ -236,6 +239,98 @@ inline bool IsPackedSubByte(DLDataType dtype, uint64_t flags) noexcept {
 std::string BitsList(const DtypeRow& row);
 std::string HeaderVersion();
 
+// ---- The predicates: each rule's test, once. The checks below report through their sink when
+// one fails; the fast paths (dlpack_fast_paths.h) are conjunctions of them. ----
+
+/// IMP-4: the one major version whose fields past `flags` dlbridge may read.
+inline bool VersionReadable(DLPackVersion version) noexcept { return version.major == 1; }
+
+/// IMP-5 (export: see EXP-13): only flag bits this build defines.
+inline bool FlagsKnown(uint64_t flags) noexcept { return (flags & ~KnownFlags()) == 0; }
+
+/// IMP-12 (export: see EXP-13): a known code, lanes >= 1, and bits that match the code.
+inline bool DtypeValid(DLDataType dtype) noexcept {
+  return dtype.lanes != 0 && DtypeBitsValid(dtype.code, dtype.bits);
+}
+
+/// IMP-6: ndim in [0, TensorLayout::kMaxDims] (one unsigned comparison).
+inline bool NdimValid(int32_t ndim) noexcept {
+  return static_cast<uint32_t>(ndim) <= static_cast<uint32_t>(TensorLayout::kMaxDims);
+}
+
+/// IMP-7: shape is given when there are dimensions.
+inline bool ShapeGiven(int32_t ndim, const int64_t* shape) noexcept {
+  return ndim <= 0 || shape != nullptr;
+}
+
+/// IMP-9: which tensors may have NULL strides: legacy ones, versioned ones before 1.2, and
+/// any where ImportOptions::allow_null_strides says so.
+inline bool NullStridesAllowed(bool legacy, DLPackVersion version,
+                               bool allow_null_strides) noexcept {
+  return legacy || version.minor < 2 || allow_null_strides;
+}
+
+/// IMP-9: strides are given when there are dimensions, unless NULL strides are allowed
+/// (`null_allowed()`, asked only when they are NULL: the fast path's question is not free).
+template <class NullAllowed>
+inline bool StridesAccepted(int32_t ndim, const int64_t* strides, NullAllowed&& null_allowed) {
+  return ndim <= 0 || strides != nullptr || null_allowed();
+}
+inline bool StridesAccepted(int32_t ndim, const int64_t* strides, bool null_allowed) noexcept {
+  return StridesAccepted(ndim, strides, [null_allowed] { return null_allowed; });
+}
+
+/// CONF-DEVICE-ID (import: HOST-35): device_id >= 0 where the id is a device ordinal.
+inline bool DeviceIdValid(const DeviceTypeInfo& row, int32_t device_id) noexcept {
+  return row.id_is_zero || device_id >= 0;
+}
+
+/// DEV-3: the device an import carries: the producer's, with the id 0 where the type's id is
+/// always 0 (the header's rule, which some producers break: normalised, not refused).
+inline DLDevice ImportedDevice(const DeviceTypeInfo& row, DLDevice device) noexcept {
+  return DLDevice{device.device_type, row.id_is_zero ? 0 : device.device_id};
+}
+
+/// IMP-15: the flags an import carries (the producer's; a legacy tensor has none, or
+/// READ_ONLY when ImportOptions::legacy_read_only asks), and whether they satisfy
+/// ImportOptions::require_writable.
+inline uint64_t ImportedFlags(bool legacy, uint64_t producer_flags,
+                              bool legacy_read_only) noexcept {
+  if (!legacy) return producer_flags;
+  return legacy_read_only ? uint64_t{DLPACK_FLAG_BITMASK_READ_ONLY} : 0;
+}
+inline bool WritableAsRequired(uint64_t flags, bool require_writable) noexcept {
+  return !require_writable || (flags & DLPACK_FLAG_BITMASK_READ_ONLY) == 0;
+}
+
+/// IMP-11: data is non-NULL when the tensor has elements.
+inline bool DataGiven(const void* data, int64_t count) noexcept {
+  return count == 0 || data != nullptr;
+}
+
+/// IMP-10: byte_offset fits int64 and, added to the span's low end `low`, still does: `*start`
+/// is the first reachable byte's distance from data.
+inline bool StartOf(uint64_t byte_offset, int64_t low, int64_t* start) noexcept {
+  return byte_offset <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) &&
+         !AddOverflows(static_cast<int64_t>(byte_offset), low, start);
+}
+
+/// IMP-10 (export: see EXP-18), the address-range test, the only one: `bytes` from
+/// base + start neither wrap around the address space nor start at 0 or past INT64_MAX
+/// (addresses are int64 in dlbridge, as in every framework's Python API); `*first` is the
+/// first reachable byte.
+inline bool AddressRangeValid(uintptr_t base, int64_t start, int64_t bytes,
+                              uintptr_t* first) noexcept {
+  const uintptr_t at = base + static_cast<uintptr_t>(start);
+  const bool wraps = start < 0 ? at > base : at < base;
+  if (wraps || at == 0 || at + static_cast<uintptr_t>(bytes) < at ||
+      at > static_cast<uintptr_t>(std::numeric_limits<int64_t>::max())) {
+    return false;
+  }
+  *first = at;
+  return true;
+}
+
 // ---- The rules. Each returns false when what follows cannot be read safely. ----
 
 /// IMP-4: a major version other than 1 may lay out everything after `flags` differently.
@@ -285,9 +380,8 @@ bool CheckData(Sink& sink, const void* data, const ByteSpan& span);
 template <class Sink>
 bool CheckByteOffset(Sink& sink, uint64_t byte_offset, const ByteSpan& span, int64_t* start);
 
-/// IMP-10 (export: see EXP-18): data + start .. + span.bytes neither wraps nor passes
-/// INT64_MAX (addresses are int64 in dlbridge) nor starts at 0; `*pointer` is the first
-/// reachable byte. `byte_offset` and `base_name` (what `base` is called) word the message.
+/// IMP-10 (export: see EXP-18): AddressRangeValid(base, start, span.bytes); `*pointer` is the
+/// first reachable byte. `byte_offset` and `base_name` (what `base` is called) word the message.
 template <class Sink>
 bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t start,
                   const ByteSpan& span, uintptr_t* pointer, const char* base_name = "data");
@@ -295,23 +389,6 @@ bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t star
 /// CONF-ALIGN (the checker only): data is 256-byte aligned.
 template <class Sink>
 void CheckAlignment(Sink& sink, uintptr_t base, uint64_t byte_offset);
-
-/// Whether import, export and re-export try their fast paths first (testing::SetFastPaths
-/// turns them off, so that a test can compare both ways). In src/dlpack_rules.cpp.
-extern std::atomic<bool> g_fast_paths;
-inline bool FastPathsOn() noexcept { return g_fast_paths.load(std::memory_order_relaxed); }
-
-/// The fast path of import and export (issue 17): one pass over shape and strides that copies
-/// them to `dims` (shape then strides; nullptr: no copy; `strides` nullptr: C-contiguous, as
-/// EffectiveStrides reads them) and computes the span, for the common
-/// case only: ndim extents >= 1, whole-byte elements, no product or sum overflowing int64.
-/// False whenever that is not proven (an extent 0 or negative, packed sub-byte elements, any
-/// overflow): the caller then runs the rules (CheckShape, ComputeSpan), which decide and word
-/// every error. It enforces nothing, only recognises layouts the rules accept (see IMP-8,
-/// see IMP-10), with the same span as ComputeSpan's.
-[[gnu::always_inline]] inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape,
-                                            const int64_t* strides, int64_t* dims,
-                                            ByteSpan* out) noexcept;
 
 /// The throwing forms the exporter uses (see EXP-13, see EXP-9): ThrowSink(where) over the rules
 /// above.
@@ -324,7 +401,7 @@ ByteSpan ComputeSpanOrThrow(const char* where, DLDataType dtype, uint64_t flags,
 
 template <class Sink>
 bool CheckVersion(Sink& sink, DLPackVersion version) {
-  if (version.major != 1) {  // IMP-4, CONF-VERSION-MAJOR
+  if (!VersionReadable(version)) {  // IMP-4, CONF-VERSION-MAJOR
     sink.Report(Rule::kVersionMajor, [&] {
       return "DLPack version " + std::to_string(version.major) + "." +
              std::to_string(version.minor) + " is not supported; accepted: 1.x";
@@ -343,9 +420,9 @@ bool CheckVersion(Sink& sink, DLPackVersion version) {
 
 template <class Sink>
 void CheckFlags(Sink& sink, uint64_t flags, const char* field) {
-  const uint64_t unknown = flags & ~KnownFlags();
-  if (unknown != 0) {  // IMP-5, CONF-FLAGS-UNKNOWN (export: see EXP-13)
+  if (!FlagsKnown(flags)) {  // IMP-5, CONF-FLAGS-UNKNOWN (export: see EXP-13)
     sink.Report(Rule::kFlagsUnknown, [&] {
+      const uint64_t unknown = flags & ~KnownFlags();
       return std::string(field) + " has bits " + Hex(unknown) + " that DLPack " + HeaderVersion() +
              " does not define; known: " + Hex(KnownFlags());
     });
@@ -354,19 +431,19 @@ void CheckFlags(Sink& sink, uint64_t flags, const char* field) {
 
 template <class Sink>
 void CheckDtype(Sink& sink, DLDataType dtype, uint64_t flags) {
-  const DtypeRow* row = FindDtype(dtype.code);
-  if (row == nullptr) {  // IMP-12, CONF-DTYPE-CODE
-    sink.Report(Rule::kDtypeCode, [&] {
-      return "dtype.code " + std::to_string(dtype.code) + " is unknown to this build (DLPack " +
-             HeaderVersion() + "); accepted: 0.." + std::to_string(kDtypes[kDtypeCount - 1].code);
-    });
-  }
-  if (dtype.lanes == 0) {  // IMP-12, CONF-DTYPE-LANES
-    sink.Report(Rule::kDtypeLanes,
-                [] { return std::string("dtype.lanes is 0; lanes must be >= 1"); });
-  }
-  if (row != nullptr) {
-    if (!DtypeBitsValid(dtype.code, dtype.bits)) {  // IMP-12, CONF-DTYPE-BITS
+  if (!DtypeValid(dtype)) {  // IMP-12: every part that fails is a finding of its own
+    const DtypeRow* row = FindDtype(dtype.code);
+    if (row == nullptr) {  // IMP-12, CONF-DTYPE-CODE
+      sink.Report(Rule::kDtypeCode, [&] {
+        return "dtype.code " + std::to_string(dtype.code) + " is unknown to this build (DLPack " +
+               HeaderVersion() + "); accepted: 0.." + std::to_string(kDtypes[kDtypeCount - 1].code);
+      });
+    }
+    if (dtype.lanes == 0) {  // IMP-12, CONF-DTYPE-LANES
+      sink.Report(Rule::kDtypeLanes,
+                  [] { return std::string("dtype.lanes is 0; lanes must be >= 1"); });
+    }
+    if (row != nullptr && !DtypeBitsValid(dtype.code, dtype.bits)) {  // IMP-12, CONF-DTYPE-BITS
       sink.Report(Rule::kDtypeBits, [&] {
         return "dtype.bits " + std::to_string(dtype.bits) + " does not match code " +
                std::to_string(dtype.code) + " (" + row->name +
@@ -389,22 +466,22 @@ void CheckDtype(Sink& sink, DLDataType dtype, uint64_t flags) {
 
 template <class Sink>
 bool CheckShape(Sink& sink, const DLTensor& t, bool null_strides_allowed, bool versioned) {
-  if (t.ndim < 0) {  // IMP-6, CONF-NDIM
-    sink.Report(Rule::kNdimNegative, [&] {
-      return "ndim is " + std::to_string(t.ndim) + "; accepted: 0.." +
-             std::to_string(TensorLayout::kMaxDims);
-    });
+  if (!NdimValid(t.ndim)) {  // IMP-6, CONF-NDIM: reads stay bounded
+    if (t.ndim < 0) {
+      sink.Report(Rule::kNdimNegative, [&] {
+        return "ndim is " + std::to_string(t.ndim) + "; accepted: 0.." +
+               std::to_string(TensorLayout::kMaxDims);
+      });
+    } else {
+      sink.Report(Rule::kNdimLimit, [&] {
+        return "ndim is " + std::to_string(t.ndim) + "; accepted: 0.." +
+               std::to_string(TensorLayout::kMaxDims) +
+               " (dlbridge's bound: shape, strides and the layout are not read)";
+      });
+    }
     return false;
   }
-  if (t.ndim > TensorLayout::kMaxDims) {  // IMP-6, CONF-NDIM: reads stay bounded
-    sink.Report(Rule::kNdimLimit, [&] {
-      return "ndim is " + std::to_string(t.ndim) + "; accepted: 0.." +
-             std::to_string(TensorLayout::kMaxDims) +
-             " (dlbridge's bound: shape, strides and the layout are not read)";
-    });
-    return false;
-  }
-  if (t.ndim > 0 && t.shape == nullptr) {  // IMP-7, CONF-SHAPE-NULL
+  if (!ShapeGiven(t.ndim, t.shape)) {  // IMP-7, CONF-SHAPE-NULL
     sink.Report(Rule::kShapeNull,
                 [&] { return "shape is NULL with ndim " + std::to_string(t.ndim); });
     return false;
@@ -419,19 +496,17 @@ bool CheckShape(Sink& sink, const DLTensor& t, bool null_strides_allowed, bool v
       });
     }
   }
-  if (t.ndim > 0 && t.strides == nullptr) {  // IMP-9, CONF-STRIDES-NULL
-    if (!null_strides_allowed) {
-      sink.Report(Rule::kStridesNull, [&] {
-        return "strides is NULL with ndim " + std::to_string(t.ndim) +
-               "; DLPack >= 1.2 requires strides (ImportOptions::allow_null_strides relaxes this)";
-      });
-    } else {
-      sink.Report(Rule::kStridesNullAllowed, [&] {
-        return "strides is NULL with ndim " + std::to_string(t.ndim) + " (" +
-               (versioned ? "allowed before DLPack 1.2" : "allowed for legacy tensors") +
-               ": C-contiguous)";
-      });
-    }
+  if (!StridesAccepted(t.ndim, t.strides, null_strides_allowed)) {  // IMP-9, CONF-STRIDES-NULL
+    sink.Report(Rule::kStridesNull, [&] {
+      return "strides is NULL with ndim " + std::to_string(t.ndim) +
+             "; DLPack >= 1.2 requires strides (ImportOptions::allow_null_strides relaxes this)";
+    });
+  } else if (!StridesAccepted(t.ndim, t.strides, false)) {  // allowed: the checker's note
+    sink.Report(Rule::kStridesNullAllowed, [&] {
+      return "strides is NULL with ndim " + std::to_string(t.ndim) + " (" +
+             (versioned ? "allowed before DLPack 1.2" : "allowed for legacy tensors") +
+             ": C-contiguous)";
+    });
   }
   return !negative;
 }
@@ -452,7 +527,7 @@ const DeviceTypeInfo* CheckDevice(Sink& sink, DLDevice device) {
       return "device_id is " + std::to_string(device.device_id) + " for " + row->name +
              "; the header sets it to 0 for CPU, pinned and managed memory";
     });
-  } else if (!row->id_is_zero && device.device_id < 0) {  // CONF-DEVICE-ID (import: HOST-35)
+  } else if (!DeviceIdValid(*row, device.device_id)) {  // CONF-DEVICE-ID (import: HOST-35)
     sink.Report(Rule::kDeviceIdNegative, [&] {
       return "device_id is " + std::to_string(device.device_id) + " for " + row->name +
              "; accepted: >= 0";
@@ -555,62 +630,14 @@ bool ComputeSpan(Sink& sink, DLDataType dtype, uint64_t flags, int32_t ndim, con
   return true;
 }
 
-[[gnu::always_inline]] inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape,
-                                            const int64_t* strides, int64_t* dims,
-                                            ByteSpan* out) noexcept {
-  // RT-5: accepts a subset of what the rules accept, with their span; the rest goes to them.
-  const int64_t elementBits = int64_t{dtype.bits} * dtype.lanes;
-  if (elementBits % 8 != 0) return false;  // packed or padded sub-byte: the rules decide
-  // From the last dimension back: while the strides are the C-contiguous ones (or the extent
-  // is 1), the count is the whole reach and no stride product is needed. From the first other
-  // stride on, each dimension's reach is added to the low or high end. The reach sums have one
-  // sign each (lo <= 0 <= hi), so whether they overflow does not depend on the order of the
-  // dimensions: this accepts exactly what ComputeSpan accepts, with the same span.
-  int32_t i = ndim - 1;
-  int64_t count = 1;
-  for (; i >= 0; --i) {
-    const int64_t extent = shape[i];
-    // NULL strides (legacy, or where IMP-9 allows them) are the C-contiguous ones: the count so
-    // far, as EffectiveStrides makes them; this loop then runs to the end.
-    const int64_t stride = strides != nullptr ? strides[i] : count;
-    if (dims != nullptr) {
-      dims[i] = extent;
-      dims[ndim + i] = stride;
-    }
-    if (extent < 1) return false;
-    if (stride != count && extent != 1) break;
-    if (MulOverflows(count, extent, &count)) return false;
-  }
-  int64_t lo = 0;
-  int64_t hi = count - 1;
-  for (; i >= 0; --i) {  // strided (dimension i was copied above; copying it again is harmless)
-    const int64_t extent = shape[i];
-    const int64_t stride = strides[i];
-    if (dims != nullptr) {
-      dims[i] = extent;
-      dims[ndim + i] = stride;
-    }
-    int64_t reach = 0;
-    if (extent < 1 || MulOverflows(count, extent, &count) ||
-        MulOverflows(stride, extent - 1, &reach)) {
-      return false;
-    }
-    if (reach < 0 ? AddOverflows(lo, reach, &lo) : AddOverflows(hi, reach, &hi)) return false;
-  }
-  const int64_t itemBytes = elementBits / 8;
-  int64_t elements = 0;
-  ByteSpan span;
-  span.count = count;
-  if (AddOverflows(hi, 1, &elements) || SubOverflows(elements, lo, &elements) ||
-      MulOverflows(lo, itemBytes, &span.low) || MulOverflows(elements, itemBytes, &span.bytes)) {
-    return false;
-  }
-  *out = span;
-  return true;
-}
-
 template <class Sink>
 bool CheckData(Sink& sink, const void* data, const ByteSpan& span) {
+  if (!DataGiven(data, span.count)) {  // IMP-11, CONF-DATA-NULL
+    sink.Report(Rule::kDataNull, [&] {
+      return "data is NULL but the tensor has " + std::to_string(span.count) + " elements";
+    });
+    return false;
+  }
   if (span.count == 0) {
     if (data != nullptr) {  // IMP-11, CONF-DATA-ZERO-SIZE: accepted
       sink.Report(Rule::kDataZeroSize, [&] {
@@ -620,25 +647,17 @@ bool CheckData(Sink& sink, const void* data, const ByteSpan& span) {
     }
     return false;
   }
-  if (data == nullptr) {  // IMP-11, CONF-DATA-NULL
-    sink.Report(Rule::kDataNull, [&] {
-      return "data is NULL but the tensor has " + std::to_string(span.count) + " elements";
-    });
-    return false;
-  }
   return true;
 }
 
 template <class Sink>
 bool CheckByteOffset(Sink& sink, uint64_t byte_offset, const ByteSpan& span, int64_t* start) {
-  if (byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {  // IMP-10
-    sink.Report(Rule::kOverflow,
-                [&] { return "byte_offset " + std::to_string(byte_offset) + " overflows int64"; });
-    return false;
-  }
-  if (AddOverflows(static_cast<int64_t>(byte_offset), span.low, start)) {  // IMP-10
-    sink.Report(Rule::kOverflow,
-                [] { return std::string("byte_offset plus the layout overflows int64"); });
+  if (!StartOf(byte_offset, span.low, start)) {  // IMP-10
+    sink.Report(Rule::kOverflow, [&] {
+      return byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+                 ? "byte_offset " + std::to_string(byte_offset) + " overflows int64"
+                 : std::string("byte_offset plus the layout overflows int64");
+    });
     return false;
   }
   return true;
@@ -647,12 +666,7 @@ bool CheckByteOffset(Sink& sink, uint64_t byte_offset, const ByteSpan& span, int
 template <class Sink>
 bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t start,
                   const ByteSpan& span, uintptr_t* pointer, const char* base_name) {
-  const uintptr_t first = base + static_cast<uintptr_t>(start);
-  const bool wraps = start < 0 ? first > base : first < base;
-  // IMP-10: addresses are int64 in dlbridge (and in every framework's Python API), so past
-  // INT64_MAX counts as wrapping.
-  if (wraps || first == 0 || first + static_cast<uintptr_t>(span.bytes) < first ||
-      first > static_cast<uintptr_t>(std::numeric_limits<int64_t>::max())) {
+  if (!AddressRangeValid(base, start, span.bytes, pointer)) {  // IMP-10
     sink.Report(Rule::kOverflow, [&] {
       return std::string(base_name) + " " + Hex(base) + " with byte_offset " +
              std::to_string(byte_offset) +
@@ -661,7 +675,6 @@ bool CheckAddress(Sink& sink, uintptr_t base, uint64_t byte_offset, int64_t star
     });
     return false;
   }
-  *pointer = first;
   return true;
 }
 

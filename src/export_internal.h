@@ -20,18 +20,11 @@
 #include "dlbridge/tensor_layout.h"
 #include "dlbridge/to_dlpack.h"
 #include "error_internal.h"
+#include "export_rules.h"
 #include "ledger_internal.h"
 
 namespace dlbridge {
 namespace detail {
-
-/// What the export checks resolved.
-struct ExportFacts {
-  DLDevice device{};         ///< The resolved device (spec/device-map.md).
-  uint64_t flags = 0;        ///< What a versioned export publishes.
-  void* data = nullptr;      ///< Element zero's address (see EXP-17); null without elements.
-  uint64_t byte_offset = 0;  ///< 0, or the layout's for keep_byte_offset and handles.
-};
 
 /// The checks of ToDLPackVersioned (`legacy` false) or ToDLPack (true), spec/validation.md:
 /// the space value, a hold (or allow_unowned), flags and dtype, read-only and padded sub-byte

@@ -2,7 +2,6 @@
 #include "dlbridge/from_dlpack.h"
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -11,6 +10,7 @@
 #include "device_check_internal.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
+#include "dlpack_fast_paths.h"
 #include "dlpack_rules.h"
 #include "layout_internal.h"
 #include "reexport_internal.h"
@@ -53,16 +53,26 @@ struct Checked {
   int64_t start = 0;       // the first reachable byte's distance from data
 };
 
-// Whether NULL strides are allowed (see IMP-9): for legacy tensors, versioned ones before 1.2,
-// and where ImportOptions::allow_null_strides says so.
+// The rules' inputs for a managed tensor and ImportOptions, by their predicates
+// (NullStridesAllowed: see IMP-9; ImportedFlags: see IMP-15): a legacy tensor has neither a version
+// nor flags.
 template <class Managed>
-bool NullStridesAllowed(const Managed& managed, const ImportOptions& options) noexcept {
+bool NullStridesAllowedFor(const Managed& managed, const ImportOptions& options) noexcept {
   if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
     (void)managed;
-    (void)options;
-    return true;
+    return detail::NullStridesAllowed(true, DLPackVersion{}, options.allow_null_strides);
   } else {
-    return managed.version.minor < 2 || options.allow_null_strides;
+    return detail::NullStridesAllowed(false, managed.version, options.allow_null_strides);
+  }
+}
+
+template <class Managed>
+uint64_t ImportedFlagsOf(const Managed& managed, const ImportOptions& options) noexcept {
+  if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
+    (void)managed;
+    return detail::ImportedFlags(true, 0, options.legacy_read_only);
+  } else {
+    return detail::ImportedFlags(false, managed.flags, options.legacy_read_only);
   }
 }
 
@@ -74,12 +84,10 @@ Checked CheckRules(const ThrowSink& sink, const Managed& managed, const ImportOp
   if constexpr (!kLegacy) {
     detail::CheckVersion(sink, managed.version);  // nothing past `flags` before this passes
     detail::CheckFlags(sink, managed.flags);
-    checked.flags = managed.flags;
-  } else if (options.legacy_read_only) {
-    checked.flags = DLPACK_FLAG_BITMASK_READ_ONLY;  // IMP-15
   }
+  checked.flags = ImportedFlagsOf(managed, options);
   const DLTensor& t = managed.dl_tensor;
-  detail::CheckShape(sink, t, NullStridesAllowed(managed, options), !kLegacy);
+  detail::CheckShape(sink, t, NullStridesAllowedFor(managed, options), !kLegacy);
   detail::CheckDtype(sink, t.dtype, checked.flags);
   checked.row = detail::CheckDevice(sink, t.device);
   int64_t contiguous[TensorLayout::kMaxDims];
@@ -155,58 +163,28 @@ uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* h
   return reinterpret_cast<uintptr_t>(info.contents);
 }
 
-// The common import (issue 17): a host tensor of at most kInlineDims dimensions, with strides
-// or with the NULL strides allowed (see IMP-9; NumPy 1.x's contiguous exports), that every
-// rule accepts, proven in one pass over shape and strides (FastSpan) that writes them into
-// `result` as it goes. False when anything is unusual or wrong, with `result` still a
-// fresh Tensor but for its inline storage: the full sequence then runs and decides, and words
-// every error. Nothing here enforces a rule; each test below only recognises what the rules
-// accept: see IMP-4, see IMP-5, see IMP-6, see IMP-7, see IMP-9, see IMP-12, see IMP-15,
-// see DEV-1, see DEV-3, see IMP-11 and see IMP-10 (CheckByteOffset, CheckAddress).
+// The common import (issue 17), recognised by the rules module (detail::RecogniseImport, one
+// pass over shape and strides that writes them into `result`'s inline storage as it goes) and
+// described here. False when anything is unusual or wrong, with `result` still a fresh Tensor
+// but for its inline storage: the full sequence then runs, decides and words every error.
 template <class Managed>
 bool TryFastImport(const Managed& managed, const ImportOptions& options, Tensor& result) noexcept {
-  constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
   const DLTensor& t = managed.dl_tensor;
-  uint64_t flags = 0;
-  if constexpr (!kLegacy) {
-    if (managed.version.major != 1 || (managed.flags & ~detail::KnownFlags()) != 0) return false;
-    flags = managed.flags;
-  } else if (options.legacy_read_only) {
-    flags = DLPACK_FLAG_BITMASK_READ_ONLY;
-  }
-  if (static_cast<uint32_t>(t.ndim) > static_cast<uint32_t>(TensorLayout::kMaxDims) ||
-      (t.ndim > 0 &&
-       (t.shape == nullptr || (t.strides == nullptr && !NullStridesAllowed(managed, options)))) ||
-      t.dtype.lanes == 0 || !detail::DtypeBitsValid(t.dtype.code, t.dtype.bits) ||
-      t.data == nullptr ||
-      t.byte_offset > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-      (options.require_writable && (flags & DLPACK_FLAG_BITMASK_READ_ONLY))) {
+  const uint64_t flags = ImportedFlagsOf(managed, options);
+  detail::FastImport fast;
+  if (!detail::RecogniseImport(
+          managed, flags, [&] { return NullStridesAllowedFor(managed, options); },
+          options.require_writable,
+          [&](int32_t ndim) { return detail::LayoutAccess::Storage(result.layout, ndim); },
+          &fast)) {
     return false;
   }
-  const DeviceTypeInfo* row = FindDeviceType(static_cast<int32_t>(t.device.device_type));
-  if (row == nullptr || row->import != DeviceImport::kSpace || row->space != MemorySpace::kHost ||
-      (!row->id_is_zero && t.device.device_id < 0)) {
-    return false;  // the other devices need their route (RouteDevice) and verification
-  }
-  int64_t* dims = detail::LayoutAccess::Storage(result.layout, t.ndim);
-  detail::ByteSpan span;
-  int64_t start = 0;
-  if (dims == nullptr || !detail::FastSpan(t.dtype, t.ndim, t.shape, t.strides, dims, &span) ||
-      detail::AddOverflows(static_cast<int64_t>(t.byte_offset), span.low, &start)) {
-    return false;
-  }
-  const uintptr_t base = reinterpret_cast<uintptr_t>(t.data);
-  const uintptr_t first = base + static_cast<uintptr_t>(start);
-  if ((start < 0 ? first > base : first < base) || first == 0 ||
-      first + static_cast<uintptr_t>(span.bytes) < first ||
-      first > static_cast<uintptr_t>(std::numeric_limits<int64_t>::max())) {
-    return false;
-  }
-  detail::LayoutAccess::SetInline(result.layout, t.dtype, t.ndim, static_cast<uint64_t>(-span.low));
-  result.device = DLDevice{t.device.device_type, row->id_is_zero ? 0 : t.device.device_id};
+  detail::LayoutAccess::SetInline(result.layout, t.dtype, t.ndim,
+                                  static_cast<uint64_t>(-fast.span.low));
+  result.device = detail::ImportedDevice(*fast.row, t.device);
   result.flags = flags;
-  detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(first), span.bytes,
-                                     MemorySpace::kHost);
+  detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(fast.first),
+                                     fast.span.bytes, MemorySpace::kHost);
   return true;
 }
 
@@ -227,7 +205,7 @@ template <class Managed>
   const ThrowSink sink(where);
   const Checked checked = CheckRules(sink, *managed, options);
   const DeviceRoute route = RouteDevice(where, *checked.row, options);
-  if (options.require_writable && (checked.flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {  // IMP-15
+  if (!detail::WritableAsRequired(checked.flags, options.require_writable)) {  // see IMP-15
     Fail(ErrorCode::kReadOnly,
          std::string(where) +
              ": the tensor is read-only and ImportOptions::require_writable is set");
@@ -236,8 +214,7 @@ template <class Managed>
   // Step 3, describe: the reachable bytes become the descriptor (IMP-14).
   const DLTensor& t = managed->dl_tensor;
   detail::LayoutAccess::Fill(result.layout, t.dtype, t.ndim, t.shape, t.strides);
-  result.device = t.device;
-  if (checked.row->id_is_zero) result.device.device_id = 0;            // DEV-3
+  result.device = detail::ImportedDevice(*checked.row, t.device);      // see DEV-3
   if (route.resolver != nullptr) result.device = DLDevice{kDLCPU, 0};  // a host address now
   result.flags = checked.flags;
   if (checked.addressed) {

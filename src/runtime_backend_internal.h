@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "dlbridge/device_verification.h"
-#include "dlbridge/runtime.h"
+#include "dlbridge/runtime_info.h"
 
 namespace dlbridge {
 namespace detail {

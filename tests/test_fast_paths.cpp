@@ -20,6 +20,14 @@ using namespace dlbtest;
 
 namespace {
 
+// IS_SUBBYTE_TYPE_PADDED changes the layout of sub-byte elements (IMP-13): every recogniser must
+// leave such tensors to the rules, so the matrix draws it too (0 where the header lacks it).
+#ifdef DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED
+constexpr uint64_t kPadded = DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+#else
+constexpr uint64_t kPadded = 0;
+#endif
+
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
@@ -98,12 +106,14 @@ void Draw(std::mt19937_64& rng, HandBuilt<Managed>& h, Buffer& buffer) {
                                   {kDLCPU, 0},
                                   {kDLCPU, 3},
                                   {kDLCUDAHost, 0},
+                                  {kDLROCMHost, 0},
                                   {kDLCUDA, 0},
                                   {static_cast<DLDeviceType>(999), 0}});
   if constexpr (HandBuilt<Managed>::kVersioned) {
     h.managed.version = Pick<DLPackVersion>(rng, {{1, DLPACK_MINOR_VERSION}, {1, 1}, {2, 0}});
-    h.managed.flags = Pick<uint64_t>(rng, {0, 0, DLPACK_FLAG_BITMASK_READ_ONLY,
-                                           DLPACK_FLAG_BITMASK_IS_COPIED, uint64_t{1} << 40});
+    h.managed.flags =
+        Pick<uint64_t>(rng, {0, 0, DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_FLAG_BITMASK_IS_COPIED,
+                             kPadded, kPadded | DLPACK_FLAG_BITMASK_READ_ONLY, uint64_t{1} << 40});
   }
 }
 
@@ -128,6 +138,7 @@ void ImportAgrees(uint64_t seed) {
     options.verify_device = dlbridge::DeviceVerification::kOff;
     options.require_writable = rng() % 8 == 0;
     options.allow_null_strides = rng() % 2 == 0;
+    options.legacy_read_only = rng() % 4 == 0;  // IMP-15: the flags a legacy import carries
     const std::string fast = ImportOnce(h, options);
     std::string full;
     {
@@ -173,9 +184,10 @@ bool DrawExport(std::mt19937_64& rng, Buffer& buffer, ReleaseCounter& counter,
                                      {kDLCPU, 0},
                                      {kDLCPU, 2},
                                      {kDLCUDAHost, 0},
+                                     {kDLROCMHost, 0},
                                      {kDLCUDA, 0}});
-  out->flags = Pick<uint64_t>(
-      rng, {0, 0, DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_FLAG_BITMASK_IS_COPIED, uint64_t{1} << 50});
+  out->flags = Pick<uint64_t>(rng, {0, 0, DLPACK_FLAG_BITMASK_READ_ONLY,
+                                    DLPACK_FLAG_BITMASK_IS_COPIED, kPadded, uint64_t{1} << 50});
   return true;
 }
 
@@ -243,13 +255,17 @@ void ReexportAgrees(uint64_t seed) {
     HandBuilt<DLManagedTensorVersioned> h(buffer.bytes, {});
     Draw(rng, h, buffer);
     const bool change = rng() % 3 == 0;
+    dlbridge::ExportOptions options;  // what IsUnchangedImport compares besides the tensor
+    options.read_only = rng() % 6 == 0;
+    options.device_id = Pick<int32_t>(rng, {-1, -1, -1, 0, 1});
+    options.keep_byte_offset = rng() % 4 == 0;
     std::string outcome[2];
     for (int way = 0; way < 2; ++way) {
       if (way == 1) dlbridge::testing::SetFastPaths(false);
       try {
         dlbridge::Tensor t = dlbridge::FromDLPack(&h.managed);
         if (change) t.layout.SetByteOffset(t.layout.ByteOffset() + 4);
-        DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(t));
+        DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(t), options);
         outcome[way] = (m == &h.managed ? "original " : "wrapped ") + Describe(m->dl_tensor);
         m->deleter(m);
       } catch (const dlbridge::Error& e) {

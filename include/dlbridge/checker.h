@@ -4,31 +4,14 @@
 /// (CONF-*) with the test that proves the checker catches it.
 #pragma once
 
-#include "dlbridge/dlpack_header.h"
-
 #include <string>
 #include <vector>
 
+#include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
+#include "dlbridge/findings.h"
 
 namespace dlbridge {
-
-/// How bad a finding is.
-enum class Severity : int {
-  kViolation = 0,  ///< The header forbids it; a consumer may misread or crash on it.
-  kWarning = 1,    ///< Allowed but risky, or outside what this checker can verify.
-  kNote = 2,       ///< Allowed; worth knowing (e.g. the 256-byte alignment the header asks for).
-};
-
-/// "violation", "warning" or "note".
-DLBRIDGE_API const char* SeverityName(Severity severity) noexcept;
-
-/// One departure from the specification.
-struct Finding {
-  std::string rule;     ///< The rule's ID, one of the CONF-* of spec/conformance.md.
-  Severity severity;    ///< How bad it is.
-  std::string message;  ///< The field, the value found and what the header asks for.
-};
 
 /// One rule the checker knows, for reports that list passing rules too.
 struct CheckerRule {

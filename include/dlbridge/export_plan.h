@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "dlbridge/callbacks.h"
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
 #include "dlbridge/memory_descriptor.h"
@@ -14,32 +15,6 @@
 #include "dlbridge/to_dlpack.h"
 
 namespace dlbridge {
-
-/// What keeps one emission's memory alive: the emitted tensor's deleter calls
-/// `release(context)` exactly once, after freeing the tensor, on whichever thread runs it (with
-/// an ExportAllocator, its `deallocate` does both). A null `release` means nothing is kept
-/// alive (the caller manages the memory's lifetime).
-struct KeepAlive {
-  /// Called once by the deleter with `context`; may be null.
-  ReleaseFunction release = nullptr;
-  /// The release's argument, and the emitted tensor's `manager_ctx`.
-  void* context = nullptr;
-};
-
-/// Where an emission's one block (the managed tensor, its keep-alive, shape and strides) comes
-/// from, and how it ends. Both null (the default): std::malloc, and a deleter that calls
-/// std::free and then the keep-alive. Give both or neither.
-struct ExportAllocator {
-  /// Returns `bytes` bytes aligned for int64_t and pointers, or nullptr when it cannot.
-  void* (*allocate)(size_t bytes) = nullptr;
-  /// Ends an emission: frees `block` (from `allocate`), then drops `keep_alive` exactly once
-  /// (calls `keep_alive.release(keep_alive.context)` when `release` is not null, or does that
-  /// work itself). The deleter calls it once, on whichever thread runs it, instead of calling
-  /// the keep-alive itself: an allocator that needs a lock to free (CPython's GIL for
-  /// PyMem_Free) takes it once for both. Also called with an empty KeepAlive for a block an
-  /// emission could not use (ledger builds, when the ledger cannot record it).
-  void (*deallocate)(void* block, KeepAlive keep_alive) = nullptr;
-};
 
 /// Which DLPack struct a plan emits, and so which export's checks it ran.
 enum class ExportKind : unsigned char {

@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "dlbridge/callbacks.h"
 #include "dlbridge/export.h"
 #include "dlbridge/memory_space.h"
 
@@ -15,12 +16,6 @@ namespace dlbridge {
 namespace detail {
 struct DescriptorAccess;  // lets the converters move a hold without extra allocations
 }  // namespace detail
-
-/// Drops a producer's hold on memory. A release may run on ANY thread, and exactly once.
-/// It must not throw: dlbridge catches anything it throws, counts the release as having run
-/// (it is never called again) and counts the exception in CallbackExceptionCount()
-/// (dlbridge/callbacks.h); nothing escapes into dlbridge's caller.
-using ReleaseFunction = void (*)(void* context);
 
 /// Describes a buffer (pointer as int64, size in bytes, memory space, role) and holds it
 /// alive in one of two exclusive forms:

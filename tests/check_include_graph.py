@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""The include graph holds what docs/architecture.md says must never depend on what.
+
+Reads every project #include of src/, include/, testing/include/, python/src/ and
+python/include/ (quoted, and <dlbridge/...>; conditional ones count too), follows them
+transitively, and checks each "never" line of the page's section "What must never depend on
+what", plus: no include cycles. Each bullet of that section must have a rule here (or be named
+in NOT_INCLUDE_RULES with where it is checked instead), so the page and this test cannot drift
+apart. A violation prints the chain of includes that reaches the forbidden header and what to
+do. Before the real check, a self-test adds one forbidden include per rule to a copy of the
+graph and requires the rule to catch it, so a rule that can no longer fail is itself an error.
+
+Usage: check_include_graph.py [--root DIR]. Exit 0 when every rule holds, 1 otherwise.
+Standard library only.
+"""
+import argparse
+import os
+import re
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<(dlbridge/[^>]+)>)', re.M)
+SCANNED = ("src", "include", "testing/include", "python/src", "python/include")
+SEARCH = ("include", "testing/include", "python/include", "src")
+SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".mm")
+
+PUBLIC = "include/dlbridge/"
+DLPACK = PUBLIC + "dlpack_header.h"
+CONVERTERS = [
+    PUBLIC + "to_dlpack.h",
+    PUBLIC + "from_dlpack.h",
+    PUBLIC + "export_plan.h",
+    PUBLIC + "host_copy.h",
+    PUBLIC + "checker.h",
+    "src/export_internal.h",
+]
+RULES_MODULE = ["src/dlpack_rules.h", "src/export_rules.h", "src/dlpack_fast_paths.h"]
+DEVICE_MAP = [PUBLIC + "device_map.h", "src/device_map_internal.h"]
+RUNTIME = [PUBLIC + "runtime.h", "src/runtime_internal.h", "src/runtime_backend_internal.h"]
+VALUES = [PUBLIC + "memory_descriptor.h", PUBLIC + "tensor.h", PUBLIC + "tensor_layout.h"]
+BACKENDS = [
+    "src/runtime_backend.cpp",
+    "src/runtime_backend_internal.h",
+    "src/runtime_cuda.cpp",
+    "src/runtime_hip.cpp",
+    "src/runtime_level_zero.cpp",
+]
+EXPORT_SIDE = [
+    "src/to_dlpack.cpp",
+    "src/export_plan.cpp",
+    "src/export_internal.h",
+    "src/export_rules.h",
+    PUBLIC + "to_dlpack.h",
+    PUBLIC + "export_plan.h",
+]
+
+# (the page's bullet title, the files it constrains, what they must never reach, why/what to do)
+RULES = [
+    (
+        "Runtimes are leaves.",
+        BACKENDS,
+        [DLPACK] + VALUES + DEVICE_MAP + RULES_MODULE + CONVERTERS + [PUBLIC + "runtime.h"],
+        "a backend knows its runtime's library only: give it what it needs through "
+        "runtime_backend_internal.h and the value headers below it (runtime_info.h)",
+    ),
+    (
+        "The descriptor knows nothing of DLPack.",
+        ["src/memory_descriptor.cpp", "src/memory_space.cpp", PUBLIC + "memory_descriptor.h"],
+        [DLPACK] + DEVICE_MAP + RUNTIME + RULES_MODULE + CONVERTERS
+        + [PUBLIC + "tensor.h", PUBLIC + "tensor_layout.h"],
+        "move the type the descriptor needs below it (as KeepAlive went to callbacks.h)",
+    ),
+    (
+        "The device map sits below the converters.",
+        ["src/device_map.cpp"] + DEVICE_MAP,
+        CONVERTERS + RULES_MODULE + ["src/reexport_internal.h", PUBLIC + "tensor.h"],
+        "the tables read nothing of their users; move the fact into a column instead",
+    ),
+    (
+        "The rules sit below the checker and the converters.",
+        ["src/dlpack_rules.h", "src/export_rules.h", "src/dlpack_rules.cpp"],
+        CONVERTERS + ["src/reexport_internal.h", "src/callback_internal.h"],
+        "the rules take values and report through a sink; the types they need live below "
+        "them (dlbridge/findings.h)",
+    ),
+    (
+        "The rules sit below the checker and the converters.",
+        ["src/dlpack_fast_paths.h"],  # it reads ExportOptions (to_dlpack.h), nothing else above
+        [c for c in CONVERTERS if c != PUBLIC + "to_dlpack.h"]
+        + ["src/reexport_internal.h", "src/callback_internal.h"],
+        "the fast recognisers read the tensor and ExportOptions; nothing else of the converters",
+    ),
+    (
+        "Export does not include import.",
+        EXPORT_SIDE,
+        [PUBLIC + "from_dlpack.h"],
+        "the only link is reexport_internal.h (the identity of an import's release)",
+    ),
+    (
+        "Public headers include no `src/` header",
+        None,  # every public header
+        ["src/"],  # a prefix: anything under src/
+        "a public header is installed; src/ is not",
+    ),
+    (
+        "Callbacks are values below their users.",
+        [PUBLIC + "callbacks.h", "src/callback_internal.h", PUBLIC + "findings.h"],
+        [DLPACK, PUBLIC + "export_plan.h", PUBLIC + "memory_descriptor.h", PUBLIC + "checker.h"],
+        "value headers include nothing above them",
+    ),
+    (
+        "The C API and Python stand on the public API.",
+        ["src/c_api.cpp", "python/src/", "python/include/"],  # prefixes
+        ["src/"],
+        "only the two funnels of the library (error_internal.h, callback_internal.h) may be "
+        "used by the C API; Python uses public headers only",
+    ),
+]
+# The C API's two allowed src/ headers (see the rule above and the page).
+C_API_ALLOWED = {"src/error_internal.h", "src/callback_internal.h"}
+# Bullets of the section that are not about includes, and where they are checked instead.
+NOT_INCLUDE_RULES = {
+    "One rule, one place.": "scripts/check_rule_ids.py (ctest spec_rule_ids) and RT-5",
+}
+
+
+def scan(root):
+    """{file: [(included file, line text)]} for every project file under SCANNED."""
+    files = []
+    for top in SCANNED:
+        for d, _, names in os.walk(os.path.join(root, top)):
+            for n in names:
+                if n.endswith(SUFFIXES):
+                    files.append(os.path.relpath(os.path.join(d, n), root))
+    graph = {}
+    for f in sorted(files):
+        with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        edges = []
+        for m in INCLUDE.finditer(text):
+            name = m.group(1) or m.group(2)
+            target = resolve(root, f, name)
+            if target is not None:
+                edges.append(target)
+        graph[f] = edges
+    return graph
+
+
+def resolve(root, including, name):
+    here = os.path.dirname(including)
+    for base in (here,) + SEARCH:
+        candidate = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(os.path.join(root, candidate)):
+            return candidate
+    return None  # a system or third-party header
+
+
+def reach(graph, start):
+    """{file: the file it was first reached from} over everything `start` includes."""
+    parent = {start: None}
+    todo = [start]
+    while todo:
+        f = todo.pop()
+        for g in graph.get(f, ()):
+            if g not in parent:
+                parent[g] = f
+                todo.append(g)
+    return parent
+
+
+def chain(parent, end):
+    out = [end]
+    while parent[out[-1]] is not None:
+        out.append(parent[out[-1]])
+    return " -> ".join(reversed(out))
+
+
+def matches(path, patterns):
+    return any(path == p or (p.endswith("/") and path.startswith(p)) for p in patterns)
+
+
+def check(graph):
+    problems = []
+    for title, subjects, forbidden, advice in RULES:
+        if subjects is None:
+            files = [f for f in graph if f.startswith(PUBLIC)]
+        else:
+            files = [f for f in graph if matches(f, subjects)]
+            missing = [s for s in subjects if not s.endswith("/") and s not in graph]
+            for s in missing:
+                problems.append(f"{title} names {s}, which does not exist: update the rule")
+        for f in files:
+            parent = reach(graph, f)
+            for g in parent:
+                if g == f or not matches(g, forbidden):
+                    continue
+                if f == "src/c_api.cpp" and g in C_API_ALLOWED:
+                    continue
+                problems.append(
+                    f'"{title}" broken: {f} reaches {g} ({chain(parent, g)}); {advice}'
+                )
+    problems += cycles(graph)
+    return problems
+
+
+def cycles(graph):
+    problems = []
+    state = {}
+
+    def visit(f, stack):
+        state[f] = 1
+        stack.append(f)
+        for g in graph.get(f, ()):
+            if state.get(g) == 1:
+                loop = stack[stack.index(g):] + [g]
+                problems.append("include cycle: " + " -> ".join(loop))
+            elif g not in state:
+                visit(g, stack)
+        stack.pop()
+        state[f] = 2
+
+    for f in sorted(graph):
+        if f not in state:
+            visit(f, [])
+    return problems
+
+
+def page_bullets(root):
+    with open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    section = text.split("## What must never depend on what", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^- \*\*(.+?)\*\*", section, re.M)
+
+
+def self_test(graph):
+    """Each rule must catch one forbidden include added to its first subject, and a cycle."""
+    failures = []
+    for title, subjects, forbidden, _ in RULES:
+        files = sorted(f for f in graph if (f.startswith(PUBLIC) if subjects is None
+                                           else matches(f, subjects)))
+        target = next((g for g in sorted(graph) if matches(g, forbidden)
+                       and g not in C_API_ALLOWED), None)
+        if not files or target is None:
+            failures.append(f'self-test: "{title}" has no file or no forbidden header to test')
+            continue
+        trial = {k: list(v) for k, v in graph.items()}
+        trial[files[0]].append(target)
+        if not any(p.startswith(f'"{title}" broken: {files[0]} reaches {target}')
+                   for p in check(trial)):
+            failures.append(f'self-test: "{title}" did not catch {files[0]} including {target}')
+    trial = {k: list(v) for k, v in graph.items()}
+    trial[PUBLIC + "export.h"] = trial.get(PUBLIC + "export.h", []) + [PUBLIC + "error.h"]
+    if not any(p.startswith("include cycle") for p in check(trial)):
+        failures.append("self-test: an include cycle (export.h <-> error.h) was not caught")
+    return failures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."))
+    root = os.path.abspath(parser.parse_args().root)
+    graph = scan(root)
+    problems = self_test(graph)
+    titles = {r[0] for r in RULES}
+    for bullet in page_bullets(root):
+        if bullet not in titles and bullet not in NOT_INCLUDE_RULES:
+            problems.append(f'docs/architecture.md: "{bullet}" has no rule in {__file__}')
+    for title in titles:
+        if title not in page_bullets(root):
+            problems.append(f'{__file__}: rule "{title}" is not a bullet of docs/architecture.md')
+    problems += check(graph)
+    for p in problems:
+        print(p)
+    print(f"{len(graph)} files, {sum(len(v) for v in graph.values())} includes, "
+          f"{len(RULES)} rules: {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
