@@ -80,10 +80,4 @@ ByteSpan ComputeSpanOrThrow(const char* where, DLDataType dtype, uint64_t flags,
 }
 
 }  // namespace detail
-
-namespace testing {
-
-void SetFastPaths(bool on) noexcept { detail::g_fast_paths.store(on); }
-
-}  // namespace testing
 }  // namespace dlbridge
