@@ -14,7 +14,7 @@ function(testing_symbols lib out)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "${NM} -D --defined-only ${lib} failed (${_rc}): ${_err}")
   endif()
-  string(REGEX MATCHALL "[^ \n]*N8dlbridge7testing[^ \n]*" _found "${_out}")
+  string(REGEX MATCHALL "[^ \n]*N[KRO]*8dlbridge7testing[^ \n]*" _found "${_out}")  # _ZNK: const
   set(${out} "${_found}" PARENT_SCOPE)
 endfunction()
 
