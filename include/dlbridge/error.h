@@ -30,7 +30,7 @@ enum class ErrorCode : int {
   /// A device type dlbridge does not map (OpenCL, Vulkan, ...), a Metal buffer without shared
   /// storage, or host access to memory the CPU cannot read (Tensor::Data, CopyToHost).
   kUnsupportedDevice = 9,
-  kDeviceMismatch = 10,   ///< A device that contradicts the memory space or the pointer.
+  kDeviceMismatch = 10,   ///< A device that contradicts the space or the pointer; a bad id.
   kMissingDeviceId = 11,  ///< A GPU export without a device ordinal, its runtime unable to say.
   kMissingContext = 12,   ///< Level Zero without its context, Metal without a resolver.
   kNullData = 13,         ///< Null data for a tensor with elements.

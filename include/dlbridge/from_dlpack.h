@@ -42,9 +42,10 @@ struct ImportOptions {
 /// A null `managed` is Error(kInvalidArgument), with nothing to consume.
 /// A major version other than 1 is Error(kUnsupportedVersion), read no further than `flags`.
 /// The other errors name the field: kInvalidFlags, kInvalidShape, kInvalidStrides,
-/// kInvalidDtype, kUnsupportedDtype, kUnsupportedDevice, kNullData, kOverflow, kOutOfBounds,
-/// kReadOnly, kMissingContext, and those of ImportOptions::verify_device (spec/validation.md
-/// lists each rule).
+/// kInvalidDtype, kUnsupportedDtype, kUnsupportedDevice, kDeviceMismatch (a negative
+/// device_id), kNullData, kOverflow, kReadOnly, kMissingContext, kInvalidArgument and
+/// kOutOfBounds (a Metal buffer unknown to the resolver, or too short), and those of
+/// ImportOptions::verify_device (spec/validation.md lists each rule).
 /// The deleter must not throw; one that does still counts as run once (dlbridge/callbacks.h).
 /// The descriptor spans exactly the bytes the tensor can reach; the layout is relative to it.
 /// A tensor without elements describes 0 bytes at pointer 0, whatever its `data`.

@@ -48,7 +48,8 @@ struct ExportOptions {
 /// dlbridge was built with). Zero-copy: `data` is element zero's address (the descriptor's
 /// pointer plus the layout's byte offset) and `byte_offset` 0; ExportOptions::keep_byte_offset
 /// keeps the pointer and offset as given. A tensor without elements exports `data` NULL and
-/// `byte_offset` 0. A descriptor that holds nothing is refused with Error(kNoHold) unless
+/// `byte_offset` 0 (but for a re-export, below, which hands back the original as it was). A
+/// descriptor that holds nothing is refused with Error(kNoHold) unless
 /// ExportOptions::allow_unowned is set.
 ///
 /// Ownership, on success: the descriptor's hold moves into the result and `tensor` holds
