@@ -7,8 +7,7 @@
 //   roundtrip/ndim:N   FromDLPack(ToDLPackVersioned(std::move(tensor))) + dropping the result
 //   reexport/ndim:N    ToDLPackVersioned(FromDLPack(&producer)) + m->deleter(m) (the original)
 //   floor/ndim:N       malloc + free of the export block's size at that ndim
-//   torch_*/ndim:N     libtorch's at::toDLPack + deleter, at::fromDLPack + drop, and the round
-//                      trip (bench/instructions_torch.cpp), when built with libtorch
+// libtorch's rows (torch_*/ndim:N) are bench/instructions_torch.cpp's, a process of their own.
 // The loop around each (an increment and a branch) is counted too, the floor's included.
 // Float32, extents 2 (1 from the 13th dimension on, so that the count stays 4096 elements at
 // ndim 64), C-contiguous, host; bytes:N rows are 1-d uint8 tensors of N bytes
@@ -27,18 +26,6 @@
 #include <vector>
 
 #include "dlbridge/dlbridge.h"
-
-#ifdef DLBRIDGE_INSTRUCTIONS_TORCH
-// bench/instructions_torch.cpp: libtorch's side, behind plain functions (its DLPack 0.6 header
-// must not meet DLPack 1.x in one translation unit).
-void* TorchMake(int ndim);
-void TorchFree(void* tensor);
-void TorchExport(void* tensor);
-void TorchImport(void* producer);
-void TorchRoundTrip(void* tensor);
-void* TorchProducer(int ndim, void* data);
-long TorchProducerDeletes(void* producer);
-#endif
 
 namespace {
 
@@ -183,23 +170,6 @@ int main(int argc, char** argv) {
   }
   Operations("/bytes:1KiB", 1, int64_t{1} << 10);
   Operations("/bytes:1GiB", 1, int64_t{1} << 30);
-#ifdef DLBRIDGE_INSTRUCTIONS_TORCH
-  for (int ndim : {1, 4, 8, 64}) {
-    const std::string suffix = "/ndim:" + std::to_string(ndim);
-    void* tensor = TorchMake(ndim);
-    TorchRoundTrip(tensor);  // warm
-    Measure("torch_export" + suffix, [&](int) { TorchExport(tensor); });
-    Measure("torch_roundtrip" + suffix, [&](int) { TorchRoundTrip(tensor); });
-    TorchFree(tensor);
-    void* producer = TorchProducer(ndim, g_data);
-    Measure("torch_import" + suffix, [&](int) { TorchImport(producer); });
-    if (TorchProducerDeletes(producer) != g_runs) {
-      std::printf("FAILED: libtorch's import deleted %ld times, expected %d\n",
-                  TorchProducerDeletes(producer), g_runs);
-      return 1;
-    }
-  }
-#endif
   // Every hold and every producer tensor came back exactly once per operation.
   if (g_releases + g_deletes != g_expected) {
     std::printf("FAILED: releases %ld + deletes %ld, expected %ld in all\n", g_releases,

@@ -3,7 +3,10 @@
 
     instructions_report.py --parse DIR RUNS           one "name Ir-per-op" line per dump
     instructions_report.py --after FILE [--before FILE --before-name R] [--runs N] [--docs MD]
+                           [--torch-unavailable]
 
+--torch-unavailable: the libtorch process failed under valgrind (and ran without it), so its
+rows say so instead of counts.
 --docs rewrites the section of MD between <!-- instructions:begin --> and
 <!-- instructions:end --> with the tables. The goals (issue 17) are reported, never asserted.
 """
@@ -55,7 +58,10 @@ def cell(after, before, key):
     return f"{a:,.0f}" if b is None else f"{b:,.0f} → {a:,.0f}"
 
 
-def tables(after, before, before_name, runs):
+TORCH_UNAVAILABLE = "unavailable (valgrind cannot run libtorch here)"
+
+
+def tables(after, before, before_name, runs, torch_unavailable=False):
     out = []
     head = "dlbridge" if before is None else f"`{before_name}` → this tree"
     out.append(f"Instructions per operation ({head}; callgrind, {runs} runs each, "
@@ -65,7 +71,9 @@ def tables(after, before, before_name, runs):
     out.append("|---|" + "---:|" * len(NDIMS))
     for op, label in OPS:
         cells = [cell(after, before, f"{op}/ndim:{n}") for n in NDIMS]
-        if all(c == "—" for c in cells):
+        if torch_unavailable and op.startswith("torch_"):
+            cells = [TORCH_UNAVAILABLE] + ["—"] * (len(NDIMS) - 1)
+        elif all(c == "—" for c in cells):
             continue
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     out.append("")
@@ -117,6 +125,7 @@ def main():
     parser.add_argument("--before-name", default="before")
     parser.add_argument("--runs", type=int, default=2000)
     parser.add_argument("--docs")
+    parser.add_argument("--torch-unavailable", action="store_true")
     args = parser.parse_args()
     if args.parse:
         parse(args.parse[0], int(args.parse[1]))
@@ -126,7 +135,7 @@ def main():
         print("bench/instructions: callgrind wrote no counts", file=sys.stderr)
         return 1
     before = load(args.before) if args.before else None
-    text = tables(after, before, args.before_name, args.runs)
+    text = tables(after, before, args.before_name, args.runs, args.torch_unavailable)
     print(text)
     if args.docs:
         doc = open(args.docs).read()

@@ -10,14 +10,13 @@
 # The version is read from the header itself: Debian's dlpack package reports 0.6 even when
 # its header is 1.3.
 #
-# DLBRIDGE_INSTALL_DLPACK (default ON) installs that header with dlbridge, under
+# DLBRIDGE_INSTALL_DLPACK (an option at the top of CMakeLists.txt, default ON) installs that header with dlbridge, under
 # include/dlbridge/dlpack-1/, and exports it in dlbridge::dlbridge's include directories, so an
 # install is self-contained and relocatable. OFF is for distributions that package a DLPack
 # >= 1.0 of their own: the installed config then finds it as a dependency.
 include(GNUInstallDirs)
 set(DLBRIDGE_DLPACK_INCLUDE_DIR "" CACHE PATH
     "Directory holding dlpack/dlpack.h (>= 1.0); empty = find_package(dlpack), then the system")
-option(DLBRIDGE_INSTALL_DLPACK "Install the DLPack header with dlbridge (include/dlbridge/dlpack-1)" ON)
 set(DLBRIDGE_DLPACK_INSTALL_SUBDIR "dlbridge/dlpack-1")
 
 # One string (string(CONCAT), not set(): its "; " would split a list).

@@ -1,5 +1,6 @@
 # The API reference (target `docs`): Doxygen over the public headers (include/dlbridge/*.h),
 # docs/mainpage.md and docs/dlpack_header.dox; HTML in <build>/docs/api/html. Not in `all`.
+# Its options (at the top of CMakeLists.txt):
 #   DLBRIDGE_BUILD_DOCS   ON by default when dlbridge is the top-level project and doxygen is
 #                         found; ON without doxygen is a configure error.
 #   DLBRIDGE_DOCS_WERROR  Doxygen warnings (undocumented public API included) fail the build
@@ -86,17 +87,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
   return()
 endif()
 
-set(_dlb_docs_default OFF)
-if(DLBRIDGE_IS_TOP_LEVEL OR DLBRIDGE_BUILD_DOCS)
-  find_package(Doxygen QUIET)
-  if(DLBRIDGE_IS_TOP_LEVEL AND DOXYGEN_FOUND)
-    set(_dlb_docs_default ON)
-  endif()
-endif()
-option(DLBRIDGE_BUILD_DOCS "Add the `docs` target: the API reference (Doxygen)"
-       ${_dlb_docs_default})
-option(DLBRIDGE_DOCS_WERROR "Treat Doxygen warnings (undocumented public API) as errors" OFF)
-
+# The options are at the top of CMakeLists.txt; cmake/DlbridgeDetect.cmake looked for doxygen.
 if(NOT DLBRIDGE_BUILD_DOCS)
   return()
 endif()

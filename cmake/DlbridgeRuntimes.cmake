@@ -1,31 +1,9 @@
 # GPU runtime backends (spec/device-map.md GPU-*): src/runtime_<x>.cpp (listed in the top-level
 # add_library) load their runtime with dlopen on first use, so only the runtime's headers are
-# needed at build time and nothing is linked but the dl library. DLBRIDGE_WITH_<X> defaults to
-# ON when the headers are found; OFF builds a backend that reports "not built".
+# needed at build time and nothing is linked but the dl library. DLBRIDGE_WITH_<X> (an option at
+# the top of CMakeLists.txt) defaults to ON when cmake/DlbridgeDetect.cmake found the headers
+# (DLBRIDGE_<X>_INCLUDE_DIR); OFF builds a backend that reports "not built".
 target_link_libraries(dlbridge PRIVATE ${CMAKE_DL_LIBS})
-
-find_path(DLBRIDGE_CUDA_INCLUDE_DIR cuda.h
-  HINTS "${CUDAToolkit_ROOT}" "$ENV{CUDA_PATH}" "$ENV{CUDA_HOME}" /usr/local/cuda
-  PATH_SUFFIXES include
-  DOC "Directory holding the CUDA toolkit's cuda.h (types for the CUDA backend)")
-find_path(DLBRIDGE_HIP_INCLUDE_DIR hip/hip_runtime_api.h
-  HINTS "$ENV{ROCM_PATH}" "$ENV{HIP_PATH}" /opt/rocm
-  PATH_SUFFIXES include
-  DOC "Directory holding hip/hip_runtime_api.h (types for the HIP backend)")
-find_path(DLBRIDGE_LEVEL_ZERO_INCLUDE_DIR level_zero/ze_api.h
-  HINTS "$ENV{LEVEL_ZERO_ROOT}" "$ENV{ONEAPI_ROOT}"
-  PATH_SUFFIXES include
-  DOC "Directory holding level_zero/ze_api.h (types for the Level Zero backend)")
-
-foreach(_rt CUDA HIP LEVEL_ZERO)
-  if(DLBRIDGE_${_rt}_INCLUDE_DIR AND NOT WIN32)
-    set(_dlb_default ON)
-  else()
-    set(_dlb_default OFF)
-  endif()
-  option(DLBRIDGE_WITH_${_rt} "Build the ${_rt} runtime backend (headers only; loaded at run time)"
-         ${_dlb_default})
-endforeach()
 
 function(_dlbridge_runtime_backend rt source)
   if(DLBRIDGE_WITH_${rt})

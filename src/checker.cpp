@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <string>
 
+#include "checker_internal.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
 #include "dlbridge/tensor_layout.h"
-#include "dlbridge/testing.h"
 #include "dlpack_rules.h"
 
 namespace dlbridge {
@@ -199,14 +199,14 @@ bool HasViolation(const std::vector<Finding>& findings) noexcept {
   return false;
 }
 
-namespace testing {
+namespace detail {
 
-std::vector<Finding> CheckWithDeviceRow(const DLManagedTensorVersioned& managed,
+std::vector<Finding> CheckTensorWithRow(const DLManagedTensorVersioned& managed,
                                         const DeviceTypeInfo& row) {
   CollectSink sink;
   CheckTensor(sink, managed.dl_tensor, managed.flags, true, managed.version.minor >= 2, &row);
   return sink.Take();
 }
 
-}  // namespace testing
+}  // namespace detail
 }  // namespace dlbridge

@@ -10,13 +10,13 @@
 #include "dlbridge/device_map.h"
 #include "dlbridge/memory_space.h"
 #include "dlbridge/tensor_layout.h"
-#include "dlbridge/testing.h"
 #include "export_rules.h"
 
 namespace dlbridge {
 namespace detail {
 
-// Declared in dlpack_fast_paths.h, whose recognisers it switches (testing::SetFastPaths below).
+// Declared in dlpack_fast_paths.h, whose recognisers it switches (testing::SetFastPaths,
+// src/testing_hooks.cpp).
 std::atomic<bool> g_fast_paths{true};
 
 // ---- Sinks ----
@@ -145,10 +145,4 @@ void FailDeviceLabel(const char* where, DeviceLabel label, DLDevice given, Memor
 }
 
 }  // namespace detail
-
-namespace testing {
-
-void SetFastPaths(bool on) noexcept { detail::g_fast_paths.store(on); }
-
-}  // namespace testing
 }  // namespace dlbridge

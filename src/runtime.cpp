@@ -1,7 +1,7 @@
 // The GPU runtime API (include/dlbridge/runtime.h) and the one place that asks a runtime
 // anything (src/runtime_internal.h): each question goes to the runtime's backend
-// (src/runtime_backend_internal.h), or to the fake a test registered for it. Also the test
-// hooks (testing/include/dlbridge/testing.h). spec/device-map.md GPU-*.
+// (src/runtime_backend_internal.h), or to the fake a test registered for it (the test hooks
+// that register one are in src/testing_hooks.cpp). spec/device-map.md GPU-*.
 #include "dlbridge/runtime.h"
 
 #include <atomic>
@@ -17,10 +17,18 @@ namespace dlbridge {
 
 using detail::Fail;
 
-namespace {
+namespace detail {
 
 std::atomic<uint64_t> g_queries{0};
-std::atomic<const testing::FakeRuntime*> g_fakes[detail::kGpuRuntimeCount] = {};
+std::atomic<const testing::FakeRuntime*> g_fakes[kGpuRuntimeCount] = {};
+
+}  // namespace detail
+
+using detail::g_fakes;
+using detail::g_queries;
+
+namespace {
+
 std::atomic<void*> g_ze_context{nullptr};
 std::atomic<void*> g_ze_device{nullptr};
 
@@ -136,27 +144,4 @@ void GetLevelZeroContext(void** context, void** device) noexcept {
   if (device != nullptr) *device = g_ze_device.load(std::memory_order_acquire);
 }
 
-namespace testing {
-
-uint64_t PointerQueryCount() noexcept { return g_queries.load(std::memory_order_relaxed); }
-
-void SetRuntimeLibrary(GpuRuntime runtime, const char* library) {
-  const int i = static_cast<int>(runtime);
-  if (i < 0 || i >= detail::kGpuRuntimeCount) return;
-  detail::BackendOf(runtime).Reset(library);
-}
-
-PointerKind HipPointerKind(int runtime_major, int memory_type, bool is_managed) {
-  return detail::HipPointerKind(runtime_major, memory_type, is_managed);
-}
-
-FakeRuntime::~FakeRuntime() = default;
-
-int32_t FakeRuntime::LevelZeroDeviceIndex(void*) const { return -1; }
-
-void SetFakeRuntime(GpuRuntime runtime, const FakeRuntime* fake) noexcept {
-  g_fakes[detail::RuntimeIndex(runtime)].store(fake, std::memory_order_release);
-}
-
-}  // namespace testing
 }  // namespace dlbridge

@@ -2,6 +2,7 @@
 // src/runtime.cpp: the real backend, or the test fake registered for that runtime.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -10,7 +11,16 @@
 #include "dlbridge/runtime.h"
 
 namespace dlbridge {
+namespace testing {
+class FakeRuntime;
+}  // namespace testing
 namespace detail {
+
+/// Pointer queries run since the process started (read by testing::PointerQueryCount).
+extern std::atomic<uint64_t> g_queries;
+/// Per runtime (RuntimeIndex), the fake its queries go to; null for the real backend. Only the
+/// test hooks (src/testing_hooks.cpp, see PKG-7) set one.
+extern std::atomic<const testing::FakeRuntime*> g_fakes[];
 
 /// The Error code for a runtime that cannot answer (or whose query failed) with `status`.
 ErrorCode CodeFor(RuntimeStatus status) noexcept;

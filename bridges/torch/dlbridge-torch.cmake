@@ -3,12 +3,9 @@
 # it (its headers and libtorch, libtorch_cpu, libc10), so no absolute path is installed.
 if(NOT TARGET dlbridge::torch)
   include(CMakeFindDependencyMacro)
-  find_path(DLBRIDGE_TORCH_INCLUDE_DIR ATen/DLConvertor.h)
-  find_library(DLBRIDGE_TORCH_LIBRARY torch)
-  find_library(DLBRIDGE_TORCH_CPU_LIBRARY torch_cpu)
-  find_library(DLBRIDGE_C10_LIBRARY c10)
-  if(DLBRIDGE_TORCH_INCLUDE_DIR AND DLBRIDGE_TORCH_LIBRARY AND DLBRIDGE_TORCH_CPU_LIBRARY AND
-     DLBRIDGE_C10_LIBRARY)
+  include("${CMAKE_CURRENT_LIST_DIR}/dlbridge-libtorch-find.cmake")
+  dlbridge_find_libtorch()
+  if(DLBRIDGE_TORCH_FOUND)
     include("${CMAKE_CURRENT_LIST_DIR}/dlbridge-libtorch-std.cmake")
     dlbridge_libtorch_cxx_std("${DLBRIDGE_TORCH_INCLUDE_DIR}" _dlb_torch_std)
     add_library(dlbridge::libtorch INTERFACE IMPORTED)

@@ -44,7 +44,7 @@ extern "C" {
 #define DLB_ERR_READ_ONLY (-16)           /**< Read-only memory where writable is required. */
 #define DLB_ERR_OUT_OF_MEMORY (-17)       /**< An allocation failed (std::bad_alloc included). */
 #define DLB_ERR_RUNTIME_UNAVAILABLE (-18) /**< A GPU runtime is needed but not usable. */
-#define DLB_ERR_DOUBLE_RELEASE (-19)      /**< A dlbridge deleter called twice (ledger builds). */
+#define DLB_ERR_DOUBLE_RELEASE (-19)      /**< Reserved: nothing returns it (see kDoubleRelease). */
 #define DLB_ERR_STUB_LIBRARY (-20)        /**< CUDA's link stub was loaded instead of the driver. */
 #define DLB_ERR_NO_DEVICE (-21)           /**< The GPU runtime reports no device or driver. */
 #define DLB_ERR_RUNTIME_NOT_INITIALIZED (-22) /**< The GPU runtime could not be initialised. */

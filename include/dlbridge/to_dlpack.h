@@ -14,14 +14,18 @@ namespace dlbridge {
 
 /// How ToDLPackVersioned and ToDLPack export; the defaults suit host memory.
 struct ExportOptions {
-  /// Set DLPACK_FLAG_BITMASK_READ_ONLY (also set when tensor.flags has it).
+  /// Set DLPACK_FLAG_BITMASK_READ_ONLY (also set when tensor.flags has it). IS_COPIED in
+  /// tensor.flags is never published: the consumer's data is not a copy dlbridge made.
   bool read_only = false;
   /// GPU ordinal when tensor.device names none; -1 = not given: then it is read from the
-  /// pointer through the space's runtime where one is loaded (spec/device-map.md, see GPU-2).
+  /// pointer through the space's runtime where one is loaded (spec/device-map.md, see GPU-2),
+  /// and Error(kMissingDeviceId) when no runtime can say. An id that contradicts
+  /// tensor.device, or one above 0 for a device type whose id is always 0, is
+  /// Error(kDeviceMismatch).
   int32_t device_id = -1;
   /// Level Zero: the ze_context_handle_t and ze_device_handle_t the pointer belongs to.
   /// Both are required for "level_zero" (here or once per process with SetLevelZeroContext):
-  /// its pointers mean nothing without the context.
+  /// its pointers mean nothing without the context (Error(kMissingContext)).
   void* level_zero_context = nullptr;
   /// Level Zero: the ze_device_handle_t; see level_zero_context.
   void* level_zero_device = nullptr;
@@ -43,8 +47,10 @@ struct ExportOptions {
 /// Exports `tensor` as a DLPack 1.x tensor (version {1, DLPACK_MINOR_VERSION} of the header
 /// dlbridge was built with). Zero-copy: `data` is element zero's address (the descriptor's
 /// pointer plus the layout's byte offset) and `byte_offset` 0; ExportOptions::keep_byte_offset
-/// keeps the pointer and offset as given. A descriptor that holds nothing is refused with
-/// Error(kNoHold) unless ExportOptions::allow_unowned is set.
+/// keeps the pointer and offset as given. A tensor without elements exports `data` NULL and
+/// `byte_offset` 0 (but for a re-export, below, which hands back the original as it was). A
+/// descriptor that holds nothing is refused with Error(kNoHold) unless
+/// ExportOptions::allow_unowned is set.
 ///
 /// Ownership, on success: the descriptor's hold moves into the result and `tensor` holds
 /// nothing (with allow_unowned and no hold, the deleter frees only the tensor). The consumer
@@ -52,16 +58,23 @@ struct ExportOptions {
 /// reference) and frees the tensor, on any thread. With a release hold,
 /// `manager_ctx` is the release's context. One heap allocation per export.
 /// Re-export: a tensor that FromDLPack produced from a DLManagedTensorVersioned, exported
-/// unchanged (same element-zero address, size, layout, device and flags), hands back that
-/// original tensor without re-running the export checks or a device query (import ran them);
-/// verify_device = kRequired, Level Zero and a contradicting device_id take the full path.
+/// unchanged (same element-zero address, size, layout, device and flags, and the original
+/// carries strides), hands back that original tensor, with no allocation and without
+/// re-running the export checks or a device query (import ran them); verify_device =
+/// kRequired, Level Zero and a contradicting device_id take the full path. Any other import
+/// is exported as a new tensor whose deleter runs the original's.
 ///
-/// On failure: throws Error and `tensor` keeps its hold; nothing is released or leaked.
+/// On failure: throws Error and `tensor` keeps its hold; nothing is released or leaked. The
+/// codes: kNoHold, kInvalidMemorySpace, kInvalidFlags, kInvalidDtype, kUnsupportedDtype,
+/// kInvalidStrides, kOverflow, kOutOfBounds, kDeviceMismatch, kMissingDeviceId,
+/// kMissingContext, kUnknownPointer, the runtime's error under kRequired, and kOutOfMemory
+/// when the block cannot be allocated (spec/validation.md lists each rule).
 DLBRIDGE_API DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor,
                                                          const ExportOptions& options = {});
 
 /// Legacy (pre-1.0) export; prefer ToDLPackVersioned. The legacy struct cannot say
-/// read-only or padded sub-byte, so such tensors are refused (Error(kInvalidFlags)).
+/// read-only or padded sub-byte, so such tensors are refused: read-only (tensor.flags or
+/// ExportOptions::read_only) with Error(kReadOnly), padded sub-byte with Error(kInvalidFlags).
 /// Ownership as for ToDLPackVersioned, re-export included (for legacy originals).
 DLBRIDGE_API DLManagedTensor* ToDLPack(Tensor&& tensor, const ExportOptions& options = {});
 

@@ -107,18 +107,20 @@ bool AddDeviceTypes(PyObject* module) {
 
 // The lists the messages name, made once from the device table's columns (see DEV-6).
 const char* HostAccessibleTypeNames() {
-  static const std::string names =
-      dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) { return row.host_accessible; });
+  static const std::string names = dlbridge::DeviceTypeNames(
+      [](const dlbridge::DeviceTypeInfo& row) { return row.host_accessible; });
   return names.c_str();
 }
 
 const char* StreamTypeNames(dlbridge::StreamFamily family) {
-  static const std::string cuda = dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
-    return row.stream_family == dlbridge::StreamFamily::kCuda;
-  });
-  static const std::string rocm = dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
-    return row.stream_family == dlbridge::StreamFamily::kRocm;
-  });
+  static const std::string cuda =
+      dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+        return row.stream_family == dlbridge::StreamFamily::kCuda;
+      });
+  static const std::string rocm =
+      dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+        return row.stream_family == dlbridge::StreamFamily::kRocm;
+      });
   return family == dlbridge::StreamFamily::kCuda ? cuda.c_str() : rocm.c_str();
 }
 

@@ -66,6 +66,7 @@ command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 common=(-S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
         -DDLBRIDGE_BUILD_TESTS=OFF -DDLBRIDGE_BUILD_EXAMPLES=OFF -DDLBRIDGE_BUILD_BENCHMARKS=OFF
         -DDLBRIDGE_INSTALL=OFF -DDLBRIDGE_WERROR=OFF -DDLBRIDGE_LEDGER=ON
+        -DDLBRIDGE_TESTING_HOOKS=ON
         -DDLBRIDGE_WITH_CUDA=ON -DDLBRIDGE_CUDA_INCLUDE_DIR="$cuda_home/include"
         -DDLBRIDGE_DLPACK_INCLUDE_DIR="$dlpack")
 mkdir -p "$build"

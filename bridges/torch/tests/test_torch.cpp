@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "aten_dlpack_internal.h"
+#include "torch_side.h"  // libtorch's own DLPack functions, for TORCH-1 and TORCH-2
 
 // TOR-7: the DLPack header seen here is dlbridge's 1.x, not ATen's 0.6 (which would define
 // DLPACK_VERSION and no DLPACK_MAJOR_VERSION).
@@ -399,4 +400,53 @@ TEST_CASE("TOR-7 the bridge's header, libtorch's and dlbridge's meet in one tran
   at::Tensor a = dlbridge::torch::ToAten(
       CountedDlbridgeTensor(buffer, counter, dlbridge::TensorLayout({kDLFloat, 32, 1}, {2})));
   CHECK(a.sum().item<float>() == 6.0f);
+}
+
+// Raw legacy DLPack with libtorch's own functions, no bridge in between (spec/conformance.md,
+// TORCH-*): at::toDLPack's tensor into FromDLPack, ToDLPack's into at::fromDLPack. libtorch's
+// DLPack 0.6 header stays in torch_side.cpp, which passes managed tensors as void*.
+
+TEST_CASE("TORCH-1 a libtorch tensor imports zero-copy with its strides, deleter once") {
+  int64_t torchData = 0;
+  auto* managed = static_cast<DLManagedTensor*>(torch_side::ExportTransposed(&torchData));
+  {
+    dlbridge::Tensor t = dlbridge::FromDLPack(managed);
+    const auto* values = reinterpret_cast<const float*>(
+        t.descriptor.GetPointer() + static_cast<int64_t>(t.layout.ByteOffset()));
+    CHECK(t.descriptor.GetPointer() + static_cast<int64_t>(t.layout.ByteOffset()) == torchData);
+    REQUIRE(t.layout.Ndim() == 2);
+    CHECK(t.layout.Shape()[0] == 4);
+    CHECK(t.layout.Shape()[1] == 3);
+    CHECK(t.layout.Strides()[0] == 1);
+    CHECK(t.layout.Strides()[1] == 4);
+    CHECK(t.descriptor.GetSizeInBytes() == 12 * 4);
+    // Element [i][j] of the transpose is original [j][i] = 4 * j + i.
+    CHECK(values[2 * 1 + 1 * 4] == 6.0f);   // [2][1]
+    CHECK(values[3 * 1 + 2 * 4] == 11.0f);  // [3][2]
+    CHECK(torch_side::DeleterCalls() == 0);
+  }
+  CHECK(torch_side::DeleterCalls() == 1);
+}
+
+TEST_CASE("TORCH-2 a dlbridge export imports into libtorch zero-copy, release once") {
+  std::vector<float> buffer(8);
+  for (size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<float>(i);
+  ReleaseCounter counter;
+  dlbridge::Tensor t;
+  t.descriptor.Set(reinterpret_cast<intptr_t>(buffer.data()), 32, "host");
+  t.descriptor.SetRelease(&ReleaseCounter::Release, &counter);
+  t.layout = dlbridge::TensorLayout({kDLFloat, 32, 1}, {2, 4}, {1, 2});  // a column-major view
+  DLManagedTensor* managed = dlbridge::ToDLPack(std::move(t));
+  double sum = 0;
+  int64_t sizes[2] = {}, strides[2] = {};
+  const int64_t data = torch_side::Import(managed, &sum, sizes, strides);
+  CHECK(data == reinterpret_cast<intptr_t>(buffer.data()));
+  CHECK(sum == 28.0);
+  CHECK(sizes[0] == 2);
+  CHECK(sizes[1] == 4);
+  CHECK(strides[0] == 1);
+  CHECK(strides[1] == 2);
+  CHECK(counter.calls == 0);
+  torch_side::DropImported();
+  CHECK(counter.calls == 1);
 }

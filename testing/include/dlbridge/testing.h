@@ -1,8 +1,8 @@
 // dlbridge's test hooks (namespace dlbridge::testing): for dlbridge's own tests, not for
 // production use. Not installed: a build reaches it through the CMake target dlbridge::testing
-// (dlbridge_testing), which links dlbridge. The functions are defined in src/runtime.cpp
-// (SetFastPaths: src/dlpack_rules.cpp; CheckWithDeviceRow: src/checker.cpp) and exported from
-// libdlbridge like the rest of namespace dlbridge (cmake/dlbridge.map).
+// (dlbridge_testing), which links dlbridge. The functions are defined in src/testing_hooks.cpp,
+// compiled into libdlbridge only when DLBRIDGE_TESTING_HOOKS is ON (the default when the tests
+// are built; see PKG-7), and then exported like the rest of namespace dlbridge.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// The libtorch half of the C++ framework-bridge test, behind an interface with no DLPack
-// types: libtorch 1.13 ships DLPack 0.6 (ATen/dlpack.h), which must never meet the 1.x header
-// in one translation unit. Managed tensors cross as void*: the legacy DLManagedTensor layout
+// The libtorch half of the raw DLPack tests with libtorch (TORCH-*), behind an interface with
+// no DLPack types: libtorch 1.13 ships DLPack 0.6 (ATen/dlpack.h), which must never meet the 1.x
+// header in one translation unit. Managed tensors cross as void*: the legacy DLManagedTensor layout
 // is the same in 0.6 and 1.x (DLTensor, manager_ctx, deleter).
 #pragma once
 
