@@ -116,9 +116,11 @@ bool ToIntPairSlow(PyObject* value, const char* what, int64_t* first, int64_t* s
     if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_TypeError)) return false;  // overflow
     PyErr_Clear();
   }
+  // Only the pair's own form: a caller that also takes None has handled it already, and one
+  // that does not (current_stream's device) must not be told it may pass None.
   PyErr_Format(PyExc_TypeError,
-               "%s must be None or a tuple of two integers (ints, objects with __index__ such "
-               "as NumPy integers, or enum members with an int value), not %.100R",
+               "%s must be a tuple of two integers (ints, objects with __index__ such as NumPy "
+               "integers, or enum members with an int value), not %.100R",
                what, value);
   return false;
 }

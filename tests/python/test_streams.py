@@ -658,6 +658,18 @@ class CurrentStream(unittest.TestCase):
         with self.assertRaises(TypeError):
             dlbridge.set_current_stream((2, 0))
 
+    def test_py60_a_device_of_none_is_told_the_pair_it_must_be(self):
+        # current_stream and set_current_stream take no None device: the refusal must not
+        # offer None (it did: "must be None or a tuple"), and says what the pair is.
+        for call in (lambda: dlbridge.current_stream(None),
+                     lambda: dlbridge.set_current_stream(None, 5)):
+            with self.assertRaises(TypeError) as cm:
+                call()
+            message = str(cm.exception)
+            self.assertIn("device must be a tuple of two integers", message)
+            self.assertNotIn("None or", message)
+            self.assertTrue(message.endswith("not None"), message)
+
     def test_py60_refusals_name_the_stream_device_types_of_the_table(self):
         with self.assertRaises(ValueError) as cm:
             dlbridge.set_current_stream((1, 0), 5)
