@@ -10,6 +10,12 @@ foreach(_file IN LISTS _files)
   if(_file MATCHES "^(build|\\.deps|\\.git|out)/")
     continue()
   endif()
+  # A build folder of any name inside the tree (the README's recipe uses b/) holds copies of
+  # the tree (the package tests configure some): a folder with a CMakeCache.txt is a build.
+  string(REGEX MATCH "^[^/]+/" _first "${_file}")
+  if(_first AND EXISTS "${SOURCE_DIR}/${_first}CMakeCache.txt")
+    continue()
+  endif()
   file(STRINGS "${SOURCE_DIR}/${_file}" _lines REGEX "^[ \t]*(cmake_dependent_)?option[ \t]*\\(")
   list(LENGTH _lines _n)
   if(_file STREQUAL "CMakeLists.txt")
