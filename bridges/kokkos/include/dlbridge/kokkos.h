@@ -181,10 +181,10 @@ using UnmanagedView =
 /// `tensor`'s descriptor holds the memory (keep the tensor alive as long as the View and its
 /// copies are used). Throws dlbridge::Error naming what does not fit: kUnsupportedDevice when
 /// the tensor's device is not `Space`'s (CheckImportDevice); then the mdspan bridge's checks
-/// (see MDS-5 to MDS-8): ndim and dtype, static extents, the strides `Layout` needs
-/// (LayoutRight and LayoutLeft: contiguous, no padding; LayoutStride: positive strides that
-/// do not overlap), kReadOnly for a mutable `DataType` over a read-only tensor (name const
-/// elements), alignment. A layout other than these stops the build.
+/// (see MDS-5, see MDS-6, see MDS-7, see MDS-8): ndim and dtype, static extents, the strides
+/// `Layout` needs (LayoutRight and LayoutLeft: contiguous, no padding; LayoutStride: positive
+/// strides that do not overlap), kReadOnly for a mutable `DataType` over a read-only tensor (name
+/// const elements), alignment. A layout other than these stops the build.
 // KOK-5: the mdspan bridge's checks, then Kokkos' own array layout from the checked mdspan.
 template <class DataType, class Layout = Kokkos::LayoutRight, class Space = Kokkos::HostSpace>
 UnmanagedView<DataType, Layout, Space> View(const Tensor& tensor) {
