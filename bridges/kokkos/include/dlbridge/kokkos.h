@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -51,23 +52,30 @@ inline constexpr SpaceRow kSpaceTable[] = {
     {"SYCLHostUSM", kDLOneAPI, false},
 };
 
-/// The row of the space named `name` (a Kokkos memory space's `name()`), or nullptr when no
-/// DLPack device type describes it (OpenACCSpace, NextSiliconSharedSpace, scratch memory).
-constexpr const SpaceRow* FindSpace(std::string_view name) noexcept {
-  for (const SpaceRow& row : kSpaceTable) {
-    if (name == row.name) return &row;
+/// The index in kSpaceTable of the space named `name` (a Kokkos memory space's `name()`), or
+/// -1 when no DLPack device type describes it (OpenACCSpace, NextSiliconSharedSpace, scratch
+/// memory). An index, not a pointer: sanitizer builds do not fold pointer comparisons.
+constexpr int FindSpaceIndex(std::string_view name) noexcept {
+  for (int i = 0; i < static_cast<int>(std::size(kSpaceTable)); ++i) {
+    if (name == kSpaceTable[i].name) return i;
   }
-  return nullptr;
+  return -1;
+}
+
+/// The row of the space named `name`, or nullptr when the table has none (FindSpaceIndex).
+constexpr const SpaceRow* FindSpace(std::string_view name) noexcept {
+  const int i = FindSpaceIndex(name);
+  return i < 0 ? nullptr : &kSpaceTable[i];
 }
 
 /// The row of the memory space `Space` (a Kokkos memory space type, or any type with a
 /// constexpr static `name()`); a space no DLPack device type describes stops the build.
 template <class Space>
 constexpr const SpaceRow& SpaceRowOf() noexcept {
-  static_assert(FindSpace(Space::name()) != nullptr,
+  static_assert(FindSpaceIndex(Space::name()) >= 0,
                 "dlbridge::kokkos: this Kokkos memory space has no DLPack device type (see "
                 "the table in spec/bridges.md); deep_copy the View into a mapped space first");
-  return *FindSpace(Space::name());
+  return kSpaceTable[FindSpaceIndex(Space::name())];
 }
 
 /// The DLPack device of memory in `Space`: its table type, with device id 0 for the CPU-like
