@@ -176,7 +176,8 @@ inline constexpr bool kIsMat =
     std::is_base_of_v<cv::Mat, std::remove_cv_t<std::remove_reference_t<M>>>;
 
 // The hold of an imported tensor, in the UMatData that every Mat sharing the memory counts
-// references to: OpenCV calls the allocator's deallocate when the last one goes.
+// references to: OpenCV calls the allocator's deallocate when the last one goes. CV-8: an
+// import of FromMat's export holds a Mat header, so the memory is still OpenCV's to free.
 struct HeldData : cv::UMatData {
   explicit HeldData(const cv::MatAllocator* allocator) : cv::UMatData(allocator) {}
   MemoryDescriptor hold;
@@ -372,7 +373,8 @@ inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
   int sizes[CV_MAX_DIM];
   size_t steps[CV_MAX_DIM];
   bool empty = false;
-  // From the last Mat dimension outwards: each step covers at least the next dimension.
+  // CV-7: sizes and byte steps, from the last Mat dimension outwards: each step covers at
+  // least the next dimension.
   int64_t inner = channels * valueBytes;  // the bytes one index of the next dimension spans
   for (int32_t i = matDims - 1; i >= 0; --i) {
     const int64_t extent = shape[i];
