@@ -3,7 +3,8 @@
 `pip install .` runs build_ext below: it configures this source tree with CMake in setuptools'
 build_temp, builds only the target dlbridge_python (libdlbridge linked in statically, so the
 installed module needs nothing else), and copies _dlbridge*.so into the wheel beside the
-package's .py/.pyi files (which build_py copies from python/dlbridge/).
+package's .py/.pyi files (which build_py copies from python/dlbridge/, and BuildPy adds the
+bridges' modules from bridges/<name>/python/dlbridge/).
 """
 import os
 import re
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 
@@ -31,6 +33,19 @@ def read_version():
             raise RuntimeError("dlbridge: %s has no DLBRIDGE_VERSION_%s" % (header, part))
         parts.append(match.group(1))
     return ".".join(parts)
+
+
+class BuildPy(build_py):
+    """build_py, plus the bridges' pure-Python modules: each bridge keeps its Python side in
+    its own folder (bridges/<name>/python/dlbridge/*.py, e.g. dlbridge.vtk), and the wheel
+    puts them in the dlbridge package beside python/dlbridge/'s files."""
+
+    def run(self):
+        super().run()
+        for source in sorted(ROOT.glob("bridges/*/python/dlbridge/*.py")):
+            target = Path(self.build_lib) / "dlbridge" / source.name
+            self.mkpath(str(target.parent))
+            self.copy_file(str(source), str(target))
 
 
 class CMakeExtension(Extension):
@@ -111,5 +126,5 @@ setup(
     license_files=["LICENSE"],
     zip_safe=False,
     ext_modules=[CMakeExtension("dlbridge._dlbridge", target="dlbridge_python")],
-    cmdclass={"build_ext": CMakeBuild},
+    cmdclass={"build_ext": CMakeBuild, "build_py": BuildPy},
 )
