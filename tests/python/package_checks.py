@@ -1,6 +1,6 @@
 """Packaging checks run by ctest (spec/python.md PY-31..PY-33; python/CMakeLists.txt):
 
-  pip-install-venv    PY-31: `pip install` of a clean copy of the tree into a fresh venv
+  pip-install-venv    PY-31: `pip install` of the sdist of a clean copy of the tree, in a fresh venv
   cmake-install       PY-32: `cmake --install` puts the package where the interpreter imports
   venv-interpreter    PY-33: configuring inside a venv builds for the venv's interpreter
 
@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import tempfile
 
 SKIP = 77
@@ -175,8 +176,22 @@ def pip_install_venv(args, tmp):
         if not can_import(python, module):
             raise Skip("the venv's interpreter cannot import %s (Debian: apt-get install "
                        "python3-%s)" % (module, module))
-    source = os.path.join(tmp, "src")
-    copy_tree(args.source, source)
+    tree = os.path.join(tmp, "tree")
+    copy_tree(args.source, tree)
+    # Installed from the sdist the tree makes, so that MANIFEST.in must list every file the
+    # build needs (a tree-only file would build here and fail for the sdist's users).
+    dist = os.path.join(tmp, "dist")
+    check_run([python, "setup.py", "-q", "sdist", "--formats=gztar", "-d", dist],
+              "making the sdist", env=clean_env(), cwd=tree)
+    archives = glob.glob(os.path.join(dist, "*.tar.gz"))
+    if len(archives) != 1:
+        raise Failure("expected one sdist in %s, found %s" % (dist, archives))
+    with tarfile.open(archives[0]) as archive:
+        top = {name.split("/", 1)[0] for name in archive.getnames()}
+        if len(top) != 1:
+            raise Failure("the sdist %s has %d top-level folders, not one" % (archives[0], len(top)))
+        archive.extractall(tmp)
+    source = os.path.join(tmp, top.pop())
     marker = "-DDLBRIDGE_PY31_CMAKE_ARGS=passed"  # CMAKE_ARGS must reach CMake's configure
     env = clean_env(DLBRIDGE_DLPACK_INCLUDE_DIR=args.dlpack_include, CMAKE_ARGS=marker,
                     PATH=os.path.dirname(args.cmake) + os.pathsep + os.environ.get("PATH", ""))
