@@ -262,6 +262,7 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
   // CPY-3: cuMemAlloc in the primary context, which the allocation keeps retained until Free.
   bool Allocate(const CopyPlace& place, size_t bytes, void** pointer, std::string* error) override {
     CudaState& s = Loaded();
+    *pointer = nullptr;
     if (!CanCopy(s, error)) return false;
     CUdevice held = 0;
     const bool ok = InContext(s, place.device_id, error, [&](CUdevice dev) {
@@ -272,7 +273,16 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
       held = dev;
       return true;
     });
-    if (!ok) return false;
+    if (!ok) {
+      if (*pointer != nullptr) {  // allocated, then a context call failed
+        std::string ignored;
+        (void)InContext(s, place.device_id, &ignored, [&](CUdevice) {
+          return s.mem_free(reinterpret_cast<CUdeviceptr>(*pointer)) == CUDA_SUCCESS;
+        });
+        *pointer = nullptr;
+      }
+      return false;
+    }
     CUcontext kept = nullptr;
     const CUresult r = s.primary_ctx_retain(&kept, held);  // the allocation's reference
     if (r != CUDA_SUCCESS) {
