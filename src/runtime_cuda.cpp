@@ -46,7 +46,7 @@ struct CudaState : BackendState {
   decltype(&::cuMemcpyDtoDAsync) memcpy_dtod = nullptr;
   decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
   bool copies = false;  ///< every copy entry point was found
-  EventPool events;     ///< OrderStreams' events, per device (STR-10)
+  EventPool events;     ///< OrderStreams' events, per device (see STR-10)
 
   std::string ErrorName(CUresult r) const {
     const char* name = nullptr;
@@ -228,7 +228,7 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
   // STR-3: event on the producer, wait on the consumer, in device_id's primary context (the
   // one CUDA's runtime API, PyTorch and CuPy use, so 1 and 2 name their default streams).
   // The event comes from the device's pool and goes back to it once the wait is queued
-  // (STR-10); every step taken is undone on the way out, success or failure.
+  // (see STR-10); every step taken is undone on the way out, success or failure.
   bool OrderStreams(int32_t device_id, int64_t producer, int64_t consumer,
                     std::string* error) override {
     CudaState& s = Loaded();
@@ -259,7 +259,8 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
     });
   }
 
-  // CPY-3: cuMemAlloc in the primary context, which the allocation keeps retained until Free.
+  // cuMemAlloc in the primary context, which the allocation keeps retained until Free
+  // (see CPY-3).
   bool Allocate(const CopyPlace& place, size_t bytes, void** pointer, std::string* error) override {
     CudaState& s = Loaded();
     *pointer = nullptr;
@@ -406,7 +407,7 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
   }
 };
 
-// STR-10: the pooled events are destroyed when libdlbridge is unloaded (the driver API
+// The pooled events are destroyed when libdlbridge is unloaded (see STR-10; the driver API
 // answers calls after its own teardown with an error, never a crash).
 struct UnloadCuda {
   Backend* backend = nullptr;
