@@ -43,6 +43,10 @@ typedef int (*fake_driver_context_depth_fn)(void);
 typedef int (*fake_driver_retained_contexts_fn)(void);
 /* HIP only: this thread's current device. */
 typedef int (*fake_driver_current_device_fn)(void);
+/* Level Zero only (fake_level_zero.c: libdlbridge_fake_level_zero.so): the one device's
+ * handle; immediate command lists created and not destroyed. */
+typedef void* (*fake_driver_level_zero_device_fn)(void);
+typedef int (*fake_driver_live_command_lists_fn)(void);
 
 #ifdef __cplusplus
 } /* extern "C" */
