@@ -66,9 +66,9 @@ DLBRIDGE_API void CheckStreamValue(DLDevice device, int64_t stream, const char* 
 /// "consumer"); kRuntimeUnavailable, kStubLibrary, kNoDevice or kRuntimeNotInitialized when
 /// ordering is needed and the runtime cannot be used (not built, not installed, ...); and
 /// kRuntimeUnavailable when a driver call fails, naming the call, the driver's error and the
-/// device. On every failure the event it took and did not wait on is destroyed and the context / device it
-/// changed is restored (unless that very call is the one that failed), so nothing leaks; the
-/// ordering is then not to be relied on.
+/// device. On every failure the event it took and did not wait on is destroyed and the context /
+/// device it changed is restored (unless that very call is the one that failed), so nothing leaks;
+/// the ordering is then not to be relied on.
 DLBRIDGE_API bool OrderStreams(DLDevice device, int64_t producer, int64_t consumer);
 
 }  // namespace dlbridge
