@@ -32,12 +32,6 @@ namespace {
 constexpr bool kCudaBuilt = DLBRIDGE_TEST_WITH_CUDA != 0;
 constexpr bool kHipBuilt = DLBRIDGE_TEST_WITH_HIP != 0;
 
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 bool Aligned(const Tensor& t) { return t.descriptor.GetPointer() % 256 == 0; }
 
 const float* Floats(const Tensor& t) {
@@ -64,6 +58,12 @@ void Iota(Buffer& buf, int n) {
 
 #if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
 constexpr bool kHaveFakes = true;
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
 
 // One fake runtime, opened at the path dlbridge loads (so both share its state), made the
 // runtime's library for the test's duration.
@@ -498,7 +498,8 @@ TEST_CASE("CPY-7 without a usable runtime a copy fails with the runtime's own er
   dlbridge::testing::SetRuntimeLibrary(GpuRuntime::kLevelZero, nullptr);
 }
 
-#if defined(DLBRIDGE_TEST_FAKE_LEVEL_ZERO) && defined(DLBRIDGE_TEST_FAKE_CUDA)
+#if defined(DLBRIDGE_TEST_FAKE_LEVEL_ZERO) && defined(DLBRIDGE_TEST_FAKE_CUDA) && \
+    defined(DLBRIDGE_TEST_FAKE_HIP)
 TEST_CASE("CPY-2 Level Zero: zeMemAllocDevice and a synchronous immediate command list") {
   if (DLBRIDGE_TEST_WITH_LEVEL_ZERO == 0) return;
   Fake ze(GpuRuntime::kLevelZero, DLBRIDGE_TEST_FAKE_LEVEL_ZERO);
