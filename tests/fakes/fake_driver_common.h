@@ -28,6 +28,8 @@ static char* fake_log_copy = NULL;                 /* what fake_driver_log last 
 static unsigned char fake_events[FAKE_MAX_EVENTS]; /* 1: created, not destroyed */
 static int fake_next_event = 0;
 static int fake_live_events = 0;
+static long fake_events_created = 0; /* since the last reset */
+static int fake_quiet = 0;           /* 1: calls are counted, not logged (benchmarks) */
 static struct {
   char name[64];
   int status;
@@ -40,6 +42,7 @@ static void FakeUnlock(void) { pthread_mutex_unlock(&fake_mutex); }
 
 /* Appends one line (caller holds the lock). */
 static void FakeLog(const char* format, ...) {
+  if (fake_quiet) return;
   char line[256];
   va_list args;
   va_start(args, format);
@@ -100,6 +103,7 @@ static int FakeNewEvent(void) {
   const int id = ++fake_next_event;
   fake_events[id] = 1;
   ++fake_live_events;
+  ++fake_events_created;
   return id;
 }
 static void FakeDestroyEvent(int id) {
@@ -112,6 +116,69 @@ static int FakeIsDevicePointer(uintptr_t p) {
   return p >= base && p < base + FAKE_DEVICE_BYTES;
 }
 
+/* Device allocations: blocks of the fake device range, 256-byte aligned as the real
+ * runtimes' are, first fit (caller holds the lock). */
+#define FAKE_MAX_BLOCKS 256
+static struct {
+  size_t offset;
+  size_t size; /* 0: a free slot */
+} fake_blocks[FAKE_MAX_BLOCKS];
+static int fake_live_allocations = 0;
+
+/* A new block's address, or NULL when the range or the table is full. */
+static void* FakeAllocate(size_t size) {
+  if (size == 0 || size > FAKE_DEVICE_BYTES) return NULL;
+  int slot = -1;
+  for (int i = 0; i < FAKE_MAX_BLOCKS && slot < 0; ++i) {
+    if (fake_blocks[i].size == 0) slot = i;
+  }
+  if (slot < 0) return NULL;
+  size_t at = 0;
+  for (int moved = 1; moved;) {
+    moved = 0;
+    for (int i = 0; i < FAKE_MAX_BLOCKS; ++i) {
+      const size_t o = fake_blocks[i].offset;
+      const size_t n = fake_blocks[i].size;
+      if (n != 0 && at < o + n && o < at + size) {
+        at = (o + n + 255u) & ~(size_t)255u;
+        moved = 1;
+      }
+    }
+  }
+  if (at + size > FAKE_DEVICE_BYTES) return NULL;
+  fake_blocks[slot].offset = at;
+  fake_blocks[slot].size = size;
+  ++fake_live_allocations;
+  return fake_device_memory + at;
+}
+/* Frees the block that starts at `p`: 0, or -1 when no live block starts there. */
+static int FakeFree(const void* p) {
+  for (int i = 0; i < FAKE_MAX_BLOCKS; ++i) {
+    if (fake_blocks[i].size != 0 && fake_device_memory + fake_blocks[i].offset == p) {
+      fake_blocks[i].size = 0;
+      --fake_live_allocations;
+      return 0;
+    }
+  }
+  return -1;
+}
+/* Whether [p, p + n) lies inside the fake device range. */
+static int FakeDeviceRange(const void* p, size_t n) {
+  const uintptr_t base = (uintptr_t)fake_device_memory;
+  const uintptr_t at = (uintptr_t)p;
+  return at >= base && n <= FAKE_DEVICE_BYTES && at - base <= FAKE_DEVICE_BYTES - n;
+}
+/* A device address as its offset in the range ("dev+0x100"), a host one as "host". */
+static const char* FakeWhere(const void* p, char* text, size_t size) {
+  if (FakeIsDevicePointer((uintptr_t)p)) {
+    snprintf(text, size, "dev+0x%llx",
+             (unsigned long long)((uintptr_t)p - (uintptr_t)fake_device_memory));
+  } else {
+    snprintf(text, size, "host");
+  }
+  return text;
+}
+
 static void FakeResetCommon(void) {
   free(fake_log_text);
   fake_log_text = NULL;
@@ -120,6 +187,10 @@ static void FakeResetCommon(void) {
   fake_next_event = 0;
   fake_live_events = 0;
   memset(fake_failures, 0, sizeof fake_failures);
+  memset(fake_blocks, 0, sizeof fake_blocks);
+  fake_live_allocations = 0;
+  fake_events_created = 0;
+  fake_quiet = 0;
 }
 
 static const char* FakeLogCopy(void) {
@@ -150,6 +221,23 @@ static const char* FakeLogCopy(void) {
     const int n = fake_live_events;                                                     \
     FakeUnlock();                                                                       \
     return n;                                                                           \
+  }                                                                                     \
+  FAKE_EXPORT int fake_driver_live_allocations(void) {                                  \
+    FakeLock();                                                                         \
+    const int n = fake_live_allocations;                                                \
+    FakeUnlock();                                                                       \
+    return n;                                                                           \
+  }                                                                                     \
+  FAKE_EXPORT long fake_driver_events_created(void) {                                   \
+    FakeLock();                                                                         \
+    const long n = fake_events_created;                                                 \
+    FakeUnlock();                                                                       \
+    return n;                                                                           \
+  }                                                                                     \
+  FAKE_EXPORT void fake_driver_quiet(int quiet) {                                       \
+    FakeLock();                                                                         \
+    fake_quiet = quiet;                                                                 \
+    FakeUnlock();                                                                       \
   }                                                                                     \
   FAKE_EXPORT void* fake_driver_device_base(void) { return (void*)fake_device_memory; } \
   FAKE_EXPORT size_t fake_driver_device_bytes(void) { return FAKE_DEVICE_BYTES; }
