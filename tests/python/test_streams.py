@@ -649,7 +649,7 @@ class CurrentStream(unittest.TestCase):
                                ((1, 0), 1), ((14, 0), 3), ((2, 0), 2 ** 64)):
             with self.subTest(device=device, stream=stream), self.assertRaises(ValueError):
                 dlbridge.set_current_stream(device, stream)
-        for bad in (((2, 0), True), ((2,), 1), ("cuda", 1)):
+        for bad in (((2, 0), True), ((2,), 1), (b"cuda", 1)):
             with self.subTest(bad=bad), self.assertRaises(TypeError):
                 dlbridge.set_current_stream(*bad)
         with self.assertRaises(ValueError):
@@ -666,7 +666,8 @@ class CurrentStream(unittest.TestCase):
             with self.assertRaises(TypeError) as cm:
                 call()
             message = str(cm.exception)
-            self.assertIn("device must be a tuple of two integers", message)
+            self.assertIn("device must be a device: ", message)
+            self.assertIn("a (device_type, device_id) pair of integers", message)
             self.assertNotIn("None or", message)
             self.assertTrue(message.endswith("not None"), message)
 
