@@ -1,23 +1,24 @@
 // Host tensors (include/dlbridge/host_copy.h): allocation and the strided copy.
 #include "dlbridge/host_copy.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
 
 #include "checked_math_internal.h"
+#include "dlbridge/device_copy.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/dtype.h"
 #include "dlpack_rules.h"
 #include "error_internal.h"
+#include "host_copy_internal.h"
 
 namespace dlbridge {
 namespace {
 
 using detail::Fail;
-
-void FreeHostBlock(void* block) noexcept { std::free(block); }
 
 // Copies the strided elements of `from` (element zero at `base`) in C order to `out`.
 void CopyStrided(const unsigned char* base, const DLTensor& from, size_t item,
@@ -95,68 +96,101 @@ bool PackedBytes(int64_t count, int64_t elementBits, int64_t* bytes) noexcept {
 
 }  // namespace
 
-// HC-1: C-contiguous, malloc'd, held by a release that frees it. Every size is checked: a
-// size past int64 names the extent or the dtype that made it so.
-Tensor AllocateHostTensor(DLDataType dtype, int32_t ndim, const int64_t* shape) {
-  detail::CheckDtypeOrThrow("AllocateHostTensor", dtype);
-  TensorLayout layout = TensorLayout::FromArrays(dtype, ndim, shape, nullptr);
+int64_t detail::PackedSizeOrThrow(const char* where, DLDataType dtype, int32_t ndim,
+                                  const int64_t* shape) {
+  detail::CheckDtypeOrThrow(where, dtype);
+  (void)TensorLayout::FromArrays(dtype, ndim, shape, nullptr);  // the shape's own checks
   int64_t count = 1;
   for (int32_t i = 0; i < ndim && count != 0; ++i) {
     if (shape[i] == 0) count = 0;
   }
   for (int32_t i = 0; i < ndim && count != 0; ++i) {
     if (detail::MulOverflows(count, shape[i], &count)) {
-      Fail(ErrorCode::kOverflow, "AllocateHostTensor: the element count overflows int64 at shape[" +
+      Fail(ErrorCode::kOverflow, std::string(where) +
+                                     ": the element count overflows int64 at shape[" +
                                      std::to_string(i) + "] = " + std::to_string(shape[i]));
     }
   }
   const int64_t elementBits = int64_t{dtype.bits} * dtype.lanes;  // at most 255 * 65535
   int64_t bytes = 0;
   if (PackedBytes(count, elementBits, &bytes)) {
-    Fail(ErrorCode::kOverflow, "AllocateHostTensor: " + std::to_string(count) + " elements of " +
+    Fail(ErrorCode::kOverflow, std::string(where) + ": " + std::to_string(count) + " elements of " +
                                    DtypeName(dtype) + " (" + std::to_string(elementBits) +
                                    " bits each) take more than INT64_MAX bytes; the shape or "
                                    "dtype.lanes is too large");
   }
-  void* block = std::malloc(bytes > 0 ? static_cast<size_t>(bytes) : 1);
+  return bytes;
+}
+
+// HC-1: C-contiguous, in an aligned block (HC-5), held by a release that frees it. Every
+// size is checked: a size past int64 names the extent or the dtype that made it so.
+Tensor AllocateHostTensor(DLDataType dtype, int32_t ndim, const int64_t* shape) {
+  const int64_t bytes = detail::PackedSizeOrThrow("AllocateHostTensor", dtype, ndim, shape);
+  TensorLayout layout = TensorLayout::FromArrays(dtype, ndim, shape, nullptr);
+  void* block = static_cast<uint64_t>(bytes) <= SIZE_MAX
+                    ? detail::AllocateAligned(static_cast<size_t>(bytes))
+                    : nullptr;
   if (block == nullptr) {
     Fail(ErrorCode::kOutOfMemory,
          "AllocateHostTensor: could not allocate " + std::to_string(bytes) + " bytes");
   }
   Tensor t;
-  t.descriptor.SetRelease(&FreeHostBlock, block);  // holds the block from here on
+  t.descriptor.SetRelease(&detail::FreeAligned, block);  // holds the block from here on
   t.descriptor.Set(static_cast<int64_t>(reinterpret_cast<intptr_t>(block)), bytes, "host");
   t.layout = std::move(layout);
   t.device = DLDevice{kDLCPU, 0};
   return t;
 }
 
+namespace detail {
+
+// HC-5: every buffer dlbridge allocates starts on a 256-byte boundary; the raw block's
+// address is kept just below the aligned one.
+void* AllocateAligned(size_t bytes) noexcept {
+  constexpr size_t kExtra = kAllocationAlignment + sizeof(void*);
+  if (bytes > SIZE_MAX - kExtra) return nullptr;
+  void* raw = std::malloc(bytes + kExtra);
+  if (raw == nullptr) return nullptr;
+  const uintptr_t first = reinterpret_cast<uintptr_t>(raw) + sizeof(void*);
+  const uintptr_t aligned = (first + kAllocationAlignment - 1) & ~(kAllocationAlignment - 1);
+  void** slot = reinterpret_cast<void**>(aligned) - 1;
+  *slot = raw;
+  return reinterpret_cast<void*>(aligned);
+}
+
+void FreeAligned(void* block) noexcept {
+  if (block != nullptr) std::free(*(static_cast<void**>(block) - 1));
+}
+
+void CopyHostElements(const DLTensor& from, uint64_t flags, bool contiguous, unsigned char* out,
+                      int64_t bytes) noexcept {
+  if (bytes <= 0) return;
+  const int64_t elementBits = int64_t{from.dtype.bits} * from.dtype.lanes;
+  const auto* base = static_cast<const unsigned char*>(from.data) + from.byte_offset;
+  if (elementBits % 8 != 0) {  // HC-4: sub-byte elements move bit by bit, packed
+    const bool packed = IsPackedSubByte(from.dtype, flags);
+    std::memset(out, 0, static_cast<size_t>(bytes));  // the tail
+    CopyBits(base, from, elementBits, packed ? elementBits : (elementBits + 7) / 8 * 8, out);
+  } else if (contiguous) {
+    std::memcpy(out, base, static_cast<size_t>(bytes));
+  } else {
+    CopyStrided(base, from, static_cast<size_t>(elementBits / 8), out);
+  }
+}
+
+}  // namespace detail
+
 // HC-2: the plan's elements in C order into a new host tensor.
 Tensor CopyToHost(const ExportPlan& plan) {
   const DLTensor from = plan.View();
-  const DeviceTypeInfo* row = FindDeviceType(from.device.device_type);
-  if (row == nullptr || !row->host_addressable) {  // HC-3
-    Fail(ErrorCode::kUnsupportedDevice,
-         std::string("CopyToHost: ") + DeviceTypeName(from.device.device_type) +
-             " memory is not host-addressable; dlbridge copies only memory the CPU can read "
-             "(the device types of memory space \"host\")");
+  if (!IsHostAccessible(from.device.device_type)) {  // HC-3
+    return CopyTo(plan, DLDevice{kDLCPU, 0});
   }
-  const int64_t elementBits = int64_t{from.dtype.bits} * from.dtype.lanes;
   Tensor copy = AllocateHostTensor(from.dtype, from.ndim, from.shape);
-  if (copy.descriptor.GetSizeInBytes() > 0) {
-    auto* out =
-        reinterpret_cast<unsigned char*>(static_cast<intptr_t>(copy.descriptor.GetPointer()));
-    const auto* base = static_cast<const unsigned char*>(from.data) + from.byte_offset;
-    if (elementBits % 8 != 0) {  // HC-4: sub-byte elements move bit by bit, packed
-      const bool packed = detail::IsPackedSubByte(from.dtype, plan.Flags());
-      std::memset(out, 0, static_cast<size_t>(copy.descriptor.GetSizeInBytes()));  // the tail
-      CopyBits(base, from, elementBits, packed ? elementBits : (elementBits + 7) / 8 * 8, out);
-    } else if (plan.Layout().IsContiguous()) {
-      std::memcpy(out, base, static_cast<size_t>(copy.descriptor.GetSizeInBytes()));
-    } else {
-      CopyStrided(base, from, static_cast<size_t>(elementBits / 8), out);
-    }
-  }
+  detail::CopyHostElements(
+      from, plan.Flags(), plan.Layout().IsContiguous(),
+      reinterpret_cast<unsigned char*>(static_cast<intptr_t>(copy.descriptor.GetPointer())),
+      copy.descriptor.GetSizeInBytes());
   return copy;
 }
 

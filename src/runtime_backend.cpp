@@ -1,7 +1,11 @@
 // What the runtime backends share (src/runtime_backend_internal.h): the registry of the three
 // backends, and choosing and opening their library.
 #include <dlfcn.h>
+#ifndef _WIN32
+#include <pthread.h>
+#endif
 
+#include <atomic>
 #include <cstdlib>
 
 #include "runtime_backend_internal.h"
@@ -33,6 +37,23 @@ void* OpenFirst(const std::vector<std::string>& names, std::string* loaded, std:
 }
 
 void* Symbol(void* handle, const char* name) { return dlsym(handle, name); }
+
+namespace {
+std::atomic<uint64_t> g_fork_generation{0};
+#ifndef _WIN32
+// The only POSIX-only call of the event pools (STR-10): a forked child counts a new
+// generation, so that it never reuses the parent's events (Windows has no fork).
+void CountFork() { g_fork_generation.fetch_add(1, std::memory_order_relaxed); }
+const int g_atfork = pthread_atfork(nullptr, nullptr, &CountFork);
+#endif
+}  // namespace
+
+uint64_t ForkGeneration() noexcept {
+#ifndef _WIN32
+  (void)g_atfork;
+#endif
+  return g_fork_generation.load(std::memory_order_relaxed);
+}
 
 Backend& BackendOf(GpuRuntime runtime) {
   static_assert(static_cast<int>(GpuRuntime::kCuda) == 0 &&

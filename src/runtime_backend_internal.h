@@ -5,6 +5,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,6 +18,75 @@
 
 namespace dlbridge {
 namespace detail {
+
+/// Which way a runtime copy goes.
+enum class CopyDirection : int { kHostToDevice, kDeviceToHost, kDeviceToDevice };
+
+/// Where a runtime allocates and copies: the device ordinal (CUDA, HIP), or the Level Zero
+/// context and device.
+struct CopyPlace {
+  int32_t device_id = 0;
+  void* context = nullptr;
+  void* device = nullptr;
+};
+
+/// Child-side fork count (pthread_atfork, src/runtime_backend.cpp): a pool made under another
+/// value belongs to the parent, whose driver handles the child must not use.
+uint64_t ForkGeneration() noexcept;
+
+/// The events OrderStreams reuses (STR-10): a few per device, handed out to one caller at a
+/// time. A wait keeps the effect of the record it follows, so an event goes back to the pool
+/// as soon as the consumer's wait is queued. Thread safe. After a fork the child sees an
+/// empty pool: the parent's events are forgotten, never used or destroyed there.
+class EventPool {
+ public:
+  static constexpr size_t kPerDevice = 4;  ///< concurrent exchanges beyond it create events
+
+  /// A pooled event of `device`, or null when none is free (the caller creates one).
+  void* Take(int32_t device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Forget();
+    for (size_t i = events_.size(); i-- > 0;) {
+      if (events_[i].first == device) {
+        void* event = events_[i].second;
+        events_.erase(events_.begin() + static_cast<std::ptrdiff_t>(i));
+        return event;
+      }
+    }
+    return nullptr;
+  }
+  /// Keeps `event` of `device` for the next Take; false when the device's share is full (the
+  /// caller destroys it).
+  bool Give(int32_t device, void* event) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Forget();
+    size_t held = 0;
+    for (const auto& e : events_) held += e.first == device ? 1 : 0;
+    if (held >= kPerDevice) return false;
+    events_.emplace_back(device, event);
+    return true;
+  }
+  /// Empties the pool, returning what it held (the caller destroys it).
+  std::vector<std::pair<int32_t, void*>> TakeAll() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Forget();
+    std::vector<std::pair<int32_t, void*>> all;
+    all.swap(events_);
+    return all;
+  }
+
+ private:
+  void Forget() {  // caller holds the lock
+    const uint64_t now = ForkGeneration();
+    if (now != generation_) {
+      events_.clear();  // the parent's: not ours to destroy
+      generation_ = now;
+    }
+  }
+  std::mutex mutex_;
+  uint64_t generation_ = ForkGeneration();
+  std::vector<std::pair<int32_t, void*>> events_;
+};
 
 class Backend {
  public:
@@ -46,6 +117,43 @@ class Backend {
     *error = "this runtime has no streams dlbridge can order";
     return false;
   }
+  /// Only after Info().status == kReady: `bytes` (> 0) of new device memory on `place`,
+  /// 256-byte aligned, into `*pointer`. Returns true, or false with `error` naming the call
+  /// that failed and its error, having freed what it made and restored what it changed. CUDA
+  /// keeps the device's primary context retained until Free.
+  virtual bool Allocate(const CopyPlace& place, size_t bytes, void** pointer, std::string* error) {
+    (void)place;
+    (void)bytes;
+    (void)pointer;
+    *error = "this runtime cannot allocate memory";
+    return false;
+  }
+  /// Frees what Allocate gave, once, from any thread; false with `error` when the runtime
+  /// refuses (nothing else can be done about it then).
+  virtual bool Free(const CopyPlace& place, void* pointer, std::string* error) {
+    (void)place;
+    (void)pointer;
+    *error = "this runtime cannot free memory";
+    return false;
+  }
+  /// Only after Info().status == kReady: queues a copy of `bytes` bytes from `from` to `to` on
+  /// `stream` (a valid Python DLPack stream value of the runtime; Level Zero: not read) of
+  /// `place`, and waits for the stream when `wait` is true; `bytes` 0 queues nothing but still
+  /// waits when asked. Returns true, or false with `error` as Allocate.
+  virtual bool Copy(const CopyPlace& place, CopyDirection direction, void* to, const void* from,
+                    size_t bytes, int64_t stream, bool wait, std::string* error) {
+    (void)place;
+    (void)direction;
+    (void)to;
+    (void)from;
+    (void)bytes;
+    (void)stream;
+    (void)wait;
+    *error = "this runtime cannot copy memory";
+    return false;
+  }
+  /// Drops the events pooled for OrderStreams through the runtime (tests, library unload).
+  virtual void DrainEventPool() {}
   /// Tests (testing::SetRuntimeLibrary): forgets what was loaded; the next use loads
   /// `library`, or the default names when null. A backend that loads nothing ignores it.
   virtual void Reset(const char* library) { (void)library; }
@@ -117,6 +225,8 @@ struct BackendState {
 template <class State>
 class LazyState {
  public:
+  /// The current state without loading it (null before the first use).
+  State* Peek() { return current_.load(std::memory_order_acquire); }
   State& Get() {
     State* state = current_.load(std::memory_order_acquire);
     if (state == nullptr) state = Install(false, nullptr);
@@ -152,6 +262,8 @@ class LazyBackend : public Backend {
 
  protected:
   State& Loaded() { return lazy_.Get(); }
+  /// The state if one was made, loaded or not (its entry points are null until loaded).
+  State* Peek() { return lazy_.Peek(); }
 
  private:
   LazyState<State> lazy_;

@@ -38,6 +38,15 @@ struct CudaState : BackendState {
   decltype(&::cuStreamWaitEvent) stream_wait_event = nullptr;
   decltype(&::cuEventDestroy) event_destroy = nullptr;
   std::string missing_stream_entry;  ///< the first ordering entry point the driver lacks
+  // Copies (CopyTo); optional at load like the ordering entry points.
+  decltype(&::cuMemAlloc) mem_alloc = nullptr;
+  decltype(&::cuMemFree) mem_free = nullptr;
+  decltype(&::cuMemcpyHtoDAsync) memcpy_htod = nullptr;
+  decltype(&::cuMemcpyDtoHAsync) memcpy_dtoh = nullptr;
+  decltype(&::cuMemcpyDtoDAsync) memcpy_dtod = nullptr;
+  decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
+  bool copies = false;  ///< every copy entry point was found
+  EventPool events;     ///< OrderStreams' events, per device (STR-10)
 
   std::string ErrorName(CUresult r) const {
     const char* name = nullptr;
@@ -157,6 +166,12 @@ struct CudaState : BackendState {
           "cuDevicePrimaryCtxRetain/Release, cuCtxPush/PopCurrent, "
           "cuEventCreate/Record/Destroy, cuStreamWaitEvent)";
     }
+    copies = Entry(v2, v1, "cuMemAlloc", &mem_alloc, false) &&
+             Entry(v2, v1, "cuMemFree", &mem_free, false) &&
+             Entry(v2, v1, "cuMemcpyHtoDAsync", &memcpy_htod, false) &&
+             Entry(v2, v1, "cuMemcpyDtoHAsync", &memcpy_dtoh, false) &&
+             Entry(v2, v1, "cuMemcpyDtoDAsync", &memcpy_dtod, false) &&
+             Entry(v2, v1, "cuStreamSynchronize", &stream_synchronize, false);
     CUresult r = init(0);
     if (r != CUDA_SUCCESS) return InitFailure("cuInit", r);
     if (driver_version(&info.version) != CUDA_SUCCESS) info.version = 0;
@@ -212,7 +227,8 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
 
   // STR-3: event on the producer, wait on the consumer, in device_id's primary context (the
   // one CUDA's runtime API, PyTorch and CuPy use, so 1 and 2 name their default streams).
-  // Every step taken is undone in reverse on the way out, success or failure.
+  // The event comes from the device's pool and goes back to it once the wait is queued
+  // (STR-10); every step taken is undone on the way out, success or failure.
   bool OrderStreams(int32_t device_id, int64_t producer, int64_t consumer,
                     std::string* error) override {
     CudaState& s = Loaded();
@@ -221,65 +237,173 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
                "; update the NVIDIA driver";
       return false;
     }
-    auto failed = [&](const char* call, CUresult r) {
-      if (error->empty()) *error = std::string(call) + " failed: " + s.ErrorName(r);
-    };
-    CUdevice dev = 0;
-    CUresult r = s.device_get(&dev, device_id);
-    if (r != CUDA_SUCCESS) {
-      failed("cuDeviceGet", r);
-      return false;
-    }
-    CUcontext ctx = nullptr;
-    r = s.primary_ctx_retain(&ctx, dev);
-    if (r != CUDA_SUCCESS) {
-      failed("cuDevicePrimaryCtxRetain", r);
-      return false;
-    }
-    bool ok = false;
-    r = s.ctx_push(ctx);
-    if (r != CUDA_SUCCESS) {
-      failed("cuCtxPushCurrent", r);
-    } else {
-      CUevent event = nullptr;
-      r = s.event_create(&event, CU_EVENT_DISABLE_TIMING);
-      if (r != CUDA_SUCCESS) {
-        failed("cuEventCreate", r);
-      } else {
-        r = s.event_record(event, reinterpret_cast<CUstream>(static_cast<intptr_t>(producer)));
-        if (r != CUDA_SUCCESS) {
-          failed("cuEventRecord", r);
-        } else {
-          r = s.stream_wait_event(reinterpret_cast<CUstream>(static_cast<intptr_t>(consumer)),
-                                  event, 0);
-          if (r != CUDA_SUCCESS) {
-            failed("cuStreamWaitEvent", r);
-          } else {
-            ok = true;
-          }
-        }
-        // The wait holds what it needs: destroying the event now is allowed and frees it.
-        r = s.event_destroy(event);
-        if (r != CUDA_SUCCESS) {
-          failed("cuEventDestroy", r);
-          ok = false;
-        }
+    return InContext(s, device_id, error, [&](CUdevice) {
+      CUevent event = static_cast<CUevent>(s.events.Take(device_id));
+      const bool pooled = event != nullptr;
+      CUresult r = CUDA_SUCCESS;
+      if (!pooled && !Fresh(s, &event, error)) return false;
+      r = s.event_record(event, Stream(producer));
+      if (r != CUDA_SUCCESS && pooled) {
+        // A pooled event the driver no longer knows (its context was reset): replace it once.
+        (void)s.event_destroy(event);
+        if (!Fresh(s, &event, error)) return false;
+        r = s.event_record(event, Stream(producer));
       }
-      CUcontext popped = nullptr;
-      r = s.ctx_pop(&popped);
-      if (r != CUDA_SUCCESS) {
-        failed("cuCtxPopCurrent", r);
-        ok = false;
-      }
-    }
-    r = s.primary_ctx_release(dev);
+      if (r != CUDA_SUCCESS) return Drop(s, event, Failed(s, error, "cuEventRecord", r));
+      r = s.stream_wait_event(Stream(consumer), event, 0);
+      if (r != CUDA_SUCCESS) return Drop(s, event, Failed(s, error, "cuStreamWaitEvent", r));
+      // The wait keeps the record it follows: the event may be recorded again at once.
+      if (s.events.Give(device_id, event)) return true;
+      r = s.event_destroy(event);
+      return r == CUDA_SUCCESS || Failed(s, error, "cuEventDestroy", r);
+    });
+  }
+
+  // CPY-3: cuMemAlloc in the primary context, which the allocation keeps retained until Free.
+  bool Allocate(const CopyPlace& place, size_t bytes, void** pointer, std::string* error) override {
+    CudaState& s = Loaded();
+    if (!CanCopy(s, error)) return false;
+    CUdevice held = 0;
+    const bool ok = InContext(s, place.device_id, error, [&](CUdevice dev) {
+      CUdeviceptr p = 0;
+      const CUresult r = s.mem_alloc(&p, bytes);
+      if (r != CUDA_SUCCESS) return Failed(s, error, "cuMemAlloc", r);
+      *pointer = reinterpret_cast<void*>(static_cast<uintptr_t>(p));
+      held = dev;
+      return true;
+    });
+    if (!ok) return false;
+    CUcontext kept = nullptr;
+    const CUresult r = s.primary_ctx_retain(&kept, held);  // the allocation's reference
     if (r != CUDA_SUCCESS) {
-      failed("cuDevicePrimaryCtxRelease", r);
-      ok = false;
+      std::string ignored;
+      (void)InContext(s, place.device_id, &ignored, [&](CUdevice) {
+        return s.mem_free(reinterpret_cast<CUdeviceptr>(*pointer)) == CUDA_SUCCESS;
+      });
+      *pointer = nullptr;
+      return Failed(s, error, "cuDevicePrimaryCtxRetain", r);
+    }
+    return true;
+  }
+
+  bool Free(const CopyPlace& place, void* pointer, std::string* error) override {
+    CudaState& s = Loaded();
+    if (!CanCopy(s, error)) return false;
+    CUdevice held = 0;
+    bool ok = InContext(s, place.device_id, error, [&](CUdevice dev) {
+      held = dev;
+      const CUresult r = s.mem_free(reinterpret_cast<CUdeviceptr>(pointer));
+      return r == CUDA_SUCCESS || Failed(s, error, "cuMemFree", r);
+    });
+    if (ok) {
+      const CUresult r = s.primary_ctx_release(held);  // Allocate's reference
+      ok = r == CUDA_SUCCESS || Failed(s, error, "cuDevicePrimaryCtxRelease", r);
     }
     return ok;
   }
+
+  bool Copy(const CopyPlace& place, CopyDirection direction, void* to, const void* from,
+            size_t bytes, int64_t stream, bool wait, std::string* error) override {
+    CudaState& s = Loaded();
+    if (!CanCopy(s, error)) return false;
+    return InContext(s, place.device_id, error, [&](CUdevice) {
+      const CUstream on = Stream(stream);
+      const auto dst = static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(to));
+      const auto src = static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(from));
+      if (bytes > 0) {
+        CUresult r = CUDA_SUCCESS;
+        const char* call = "";
+        switch (direction) {
+          case CopyDirection::kHostToDevice:
+            call = "cuMemcpyHtoDAsync";
+            r = s.memcpy_htod(dst, from, bytes, on);
+            break;
+          case CopyDirection::kDeviceToHost:
+            call = "cuMemcpyDtoHAsync";
+            r = s.memcpy_dtoh(to, src, bytes, on);
+            break;
+          case CopyDirection::kDeviceToDevice:
+            call = "cuMemcpyDtoDAsync";
+            r = s.memcpy_dtod(dst, src, bytes, on);
+            break;
+        }
+        if (r != CUDA_SUCCESS) return Failed(s, error, call, r);
+      }
+      if (!wait) return true;
+      const CUresult r = s.stream_synchronize(on);
+      return r == CUDA_SUCCESS || Failed(s, error, "cuStreamSynchronize", r);
+    });
+  }
+
+  void DrainEventPool() override {
+    CudaState* s = Peek();  // never loads the driver only to find an empty pool
+    if (s == nullptr || s->event_destroy == nullptr) return;
+    for (const auto& e : s->events.TakeAll()) {
+      (void)s->event_destroy(static_cast<CUevent>(e.second));
+    }
+  }
+
+ private:
+  static CUstream Stream(int64_t value) {  // the protocol's values are the driver's handles
+    return reinterpret_cast<CUstream>(static_cast<intptr_t>(value));
+  }
+  // Records the first failure: "<call> failed: <error name>"; returns false.
+  static bool Failed(const CudaState& s, std::string* error, const char* call, CUresult r) {
+    if (error->empty()) *error = std::string(call) + " failed: " + s.ErrorName(r);
+    return false;
+  }
+  static bool Fresh(CudaState& s, CUevent* event, std::string* error) {
+    const CUresult r = s.event_create(event, CU_EVENT_DISABLE_TIMING);
+    return r == CUDA_SUCCESS || Failed(s, error, "cuEventCreate", r);
+  }
+  // Destroys an event a failed step leaves behind; returns false (the step failed).
+  static bool Drop(CudaState& s, CUevent event, bool) {
+    (void)s.event_destroy(event);
+    return false;
+  }
+  bool CanCopy(const CudaState& s, std::string* error) const {
+    if (s.copies && s.missing_stream_entry.empty()) return true;
+    *error = "CUDA: " + s.info.library +
+             " lacks a driver entry point for copies (cuMemAlloc, cuMemFree, "
+             "cuMemcpyHtoDAsync/DtoHAsync/DtoDAsync, cuStreamSynchronize, or the context "
+             "calls); update the NVIDIA driver";
+    return false;
+  }
+  // Runs `body(device)` with device_id's primary context current: cuDeviceGet,
+  // cuDevicePrimaryCtxRetain, cuCtxPushCurrent, body, cuCtxPopCurrent,
+  // cuDevicePrimaryCtxRelease; every step taken is undone whatever fails.
+  template <class Body>
+  static bool InContext(CudaState& s, int32_t device_id, std::string* error, Body body) {
+    CUdevice dev = 0;
+    CUresult r = s.device_get(&dev, device_id);
+    if (r != CUDA_SUCCESS) return Failed(s, error, "cuDeviceGet", r);
+    CUcontext ctx = nullptr;
+    r = s.primary_ctx_retain(&ctx, dev);
+    if (r != CUDA_SUCCESS) return Failed(s, error, "cuDevicePrimaryCtxRetain", r);
+    bool ok = false;
+    r = s.ctx_push(ctx);
+    if (r != CUDA_SUCCESS) {
+      Failed(s, error, "cuCtxPushCurrent", r);
+    } else {
+      ok = body(dev);
+      CUcontext popped = nullptr;
+      r = s.ctx_pop(&popped);
+      if (r != CUDA_SUCCESS) ok = Failed(s, error, "cuCtxPopCurrent", r);
+    }
+    r = s.primary_ctx_release(dev);
+    if (r != CUDA_SUCCESS) ok = Failed(s, error, "cuDevicePrimaryCtxRelease", r);
+    return ok;
+  }
 };
+
+// STR-10: the pooled events are destroyed when libdlbridge is unloaded (the driver API
+// answers calls after its own teardown with an error, never a crash).
+struct UnloadCuda {
+  Backend* backend = nullptr;
+  ~UnloadCuda() {
+    if (backend != nullptr) backend->DrainEventPool();
+  }
+} g_unload;
 
 #endif
 
@@ -287,7 +411,8 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
 
 Backend* MakeCudaBackend() {
 #if DLBRIDGE_WITH_CUDA
-  return new CudaBackendImpl();
+  g_unload.backend = new CudaBackendImpl();
+  return g_unload.backend;
 #else
   return new DisabledBackend("libcuda.so.1",
                              "CUDA: this build of dlbridge has the CUDA backend switched "

@@ -69,6 +69,12 @@ struct HipState : BackendState {
   decltype(&::hipEventRecord) event_record = nullptr;
   decltype(&::hipStreamWaitEvent) stream_wait_event = nullptr;
   decltype(&::hipEventDestroy) event_destroy = nullptr;
+  // Copies (CopyTo); optional at load like the ordering entry points.
+  hipError_t (*hip_malloc)(void**, size_t) = nullptr;  // hipMalloc is overloaded in C++
+  decltype(&::hipFree) hip_free = nullptr;
+  decltype(&::hipMemcpyAsync) memcpy_async = nullptr;
+  decltype(&::hipStreamSynchronize) stream_synchronize = nullptr;
+  EventPool events;  ///< OrderStreams' events, per device (STR-10)
 
   std::string ErrorName(hipError_t e) const {
     const char* name = get_error_name != nullptr ? get_error_name(e) : nullptr;
@@ -109,6 +115,11 @@ struct HipState : BackendState {
         reinterpret_cast<decltype(&::hipStreamWaitEvent)>(Symbol(handle, "hipStreamWaitEvent"));
     event_destroy =
         reinterpret_cast<decltype(&::hipEventDestroy)>(Symbol(handle, "hipEventDestroy"));
+    hip_malloc = reinterpret_cast<hipError_t (*)(void**, size_t)>(Symbol(handle, "hipMalloc"));
+    hip_free = reinterpret_cast<decltype(&::hipFree)>(Symbol(handle, "hipFree"));
+    memcpy_async = reinterpret_cast<decltype(&::hipMemcpyAsync)>(Symbol(handle, "hipMemcpyAsync"));
+    stream_synchronize =
+        reinterpret_cast<decltype(&::hipStreamSynchronize)>(Symbol(handle, "hipStreamSynchronize"));
     if (runtime_version == nullptr || device_count == nullptr ||
         pointer_get_attributes == nullptr) {
       SetStatus(RuntimeStatus::kFailed, "HIP: " + info.library +
@@ -181,8 +192,9 @@ class HipBackendImpl final : public LazyBackend<HipState> {
     return RuntimeStatus::kReady;
   }
 
-  // STR-4: event on the producer, wait on the consumer, with device_id selected; the caller's
-  // device is selected again and the event destroyed on the way out, success or failure.
+  // STR-4: event on the producer, wait on the consumer, with device_id selected; the event
+  // comes from the device's pool and goes back once the wait is queued (STR-10), and the
+  // caller's device is selected again on the way out, success or failure.
   bool OrderStreams(int32_t device_id, int64_t producer, int64_t consumer,
                     std::string* error) override {
     HipState& s = Loaded();
@@ -193,53 +205,119 @@ class HipBackendImpl final : public LazyBackend<HipState> {
                "hipStreamWaitEvent or hipEventDestroy; install a complete HIP runtime";
       return false;
     }
-    auto failed = [&](const char* call, hipError_t e) {
-      if (error->empty()) *error = std::string(call) + " failed: " + s.ErrorName(e);
-    };
+    return OnDevice(s, device_id, error, [&] {
+      hipEvent_t event = static_cast<hipEvent_t>(s.events.Take(device_id));
+      const bool pooled = event != nullptr;
+      if (!pooled && !Fresh(s, &event, error)) return false;
+      hipError_t e = s.event_record(event, Stream(producer));
+      if (e != hipSuccess && pooled) {  // a pooled event the runtime no longer knows
+        (void)s.event_destroy(event);
+        if (!Fresh(s, &event, error)) return false;
+        e = s.event_record(event, Stream(producer));
+      }
+      if (e != hipSuccess) {
+        Failed(s, error, "hipEventRecord", e);
+        (void)s.event_destroy(event);
+        return false;
+      }
+      e = s.stream_wait_event(Stream(consumer), event, 0);
+      if (e != hipSuccess) {
+        Failed(s, error, "hipStreamWaitEvent", e);
+        (void)s.event_destroy(event);
+        return false;
+      }
+      if (s.events.Give(device_id, event)) return true;  // the wait keeps its effect
+      e = s.event_destroy(event);
+      return e == hipSuccess || Failed(s, error, "hipEventDestroy", e);
+    });
+  }
+
+  // CPY-3: hipMalloc / hipFree / hipMemcpyAsync with device_id selected.
+  bool Allocate(const CopyPlace& place, size_t bytes, void** pointer, std::string* error) override {
+    HipState& s = Loaded();
+    if (!CanCopy(s, error)) return false;
+    return OnDevice(s, place.device_id, error, [&] {
+      const hipError_t e = s.hip_malloc(pointer, bytes);
+      if (e == hipSuccess) return true;
+      *pointer = nullptr;
+      return Failed(s, error, "hipMalloc", e);
+    });
+  }
+
+  bool Free(const CopyPlace& place, void* pointer, std::string* error) override {
+    HipState& s = Loaded();
+    if (!CanCopy(s, error)) return false;
+    return OnDevice(s, place.device_id, error, [&] {
+      const hipError_t e = s.hip_free(pointer);
+      return e == hipSuccess || Failed(s, error, "hipFree", e);
+    });
+  }
+
+  bool Copy(const CopyPlace& place, CopyDirection direction, void* to, const void* from,
+            size_t bytes, int64_t stream, bool wait, std::string* error) override {
+    HipState& s = Loaded();
+    if (!CanCopy(s, error)) return false;
+    return OnDevice(s, place.device_id, error, [&] {
+      const hipMemcpyKind kind = direction == CopyDirection::kHostToDevice ? hipMemcpyHostToDevice
+                                 : direction == CopyDirection::kDeviceToHost
+                                     ? hipMemcpyDeviceToHost
+                                     : hipMemcpyDeviceToDevice;
+      if (bytes > 0) {
+        const hipError_t e = s.memcpy_async(to, from, bytes, kind, Stream(stream));
+        if (e != hipSuccess) return Failed(s, error, "hipMemcpyAsync", e);
+      }
+      if (!wait) return true;
+      const hipError_t e = s.stream_synchronize(Stream(stream));
+      return e == hipSuccess || Failed(s, error, "hipStreamSynchronize", e);
+    });
+  }
+
+  void DrainEventPool() override {
+    HipState* s = Peek();  // never loads the runtime only to find an empty pool
+    if (s == nullptr || s->event_destroy == nullptr) return;
+    for (const auto& e : s->events.TakeAll()) {
+      (void)s->event_destroy(static_cast<hipEvent_t>(e.second));
+    }
+  }
+
+ private:
+  static hipStream_t Stream(int64_t value) {
+    return reinterpret_cast<hipStream_t>(static_cast<intptr_t>(value));
+  }
+  static bool Failed(const HipState& s, std::string* error, const char* call, hipError_t e) {
+    if (error->empty()) *error = std::string(call) + " failed: " + s.ErrorName(e);
+    return false;
+  }
+  static bool Fresh(HipState& s, hipEvent_t* event, std::string* error) {
+    const hipError_t e = s.event_create(event, hipEventDisableTiming);
+    return e == hipSuccess || Failed(s, error, "hipEventCreateWithFlags", e);
+  }
+  static bool CanCopy(const HipState& s, std::string* error) {
+    if (s.get_device != nullptr && s.set_device != nullptr && s.hip_malloc != nullptr &&
+        s.hip_free != nullptr && s.memcpy_async != nullptr && s.stream_synchronize != nullptr) {
+      return true;
+    }
+    *error = "HIP: " + s.info.library +
+             " lacks hipGetDevice, hipSetDevice, hipMalloc, hipFree, hipMemcpyAsync or "
+             "hipStreamSynchronize; install a complete HIP runtime";
+    return false;
+  }
+  // Runs `body()` with device_id selected (hipGetDevice, hipSetDevice when it differs), then
+  // selects the caller's device again, whatever fails.
+  template <class Body>
+  static bool OnDevice(HipState& s, int32_t device_id, std::string* error, Body body) {
     int previous = 0;
     hipError_t e = s.get_device(&previous);
-    if (e != hipSuccess) {
-      failed("hipGetDevice", e);
-      return false;
-    }
+    if (e != hipSuccess) return Failed(s, error, "hipGetDevice", e);
     const bool switched = previous != device_id;
     if (switched) {
       e = s.set_device(device_id);
-      if (e != hipSuccess) {
-        failed("hipSetDevice", e);
-        return false;
-      }
+      if (e != hipSuccess) return Failed(s, error, "hipSetDevice", e);
     }
-    bool ok = false;
-    hipEvent_t event = nullptr;
-    e = s.event_create(&event, hipEventDisableTiming);
-    if (e != hipSuccess) {
-      failed("hipEventCreateWithFlags", e);
-    } else {
-      e = s.event_record(event, reinterpret_cast<hipStream_t>(static_cast<intptr_t>(producer)));
-      if (e != hipSuccess) {
-        failed("hipEventRecord", e);
-      } else {
-        e = s.stream_wait_event(reinterpret_cast<hipStream_t>(static_cast<intptr_t>(consumer)),
-                                event, 0);
-        if (e != hipSuccess) {
-          failed("hipStreamWaitEvent", e);
-        } else {
-          ok = true;
-        }
-      }
-      e = s.event_destroy(event);  // the wait keeps its effect
-      if (e != hipSuccess) {
-        failed("hipEventDestroy", e);
-        ok = false;
-      }
-    }
+    bool ok = body();
     if (switched) {
       e = s.set_device(previous);
-      if (e != hipSuccess) {
-        failed("hipSetDevice (restoring the caller's device)", e);
-        ok = false;
-      }
+      if (e != hipSuccess) ok = Failed(s, error, "hipSetDevice (restoring the caller's device)", e);
     }
     return ok;
   }

@@ -10,6 +10,7 @@
 
 #include "dlbridge/callbacks.h"
 #include "dlbridge/checker.h"
+#include "dlbridge/device_copy.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/device_verification.h"
 #include "dlbridge/dtype.h"
