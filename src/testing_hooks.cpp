@@ -20,6 +20,11 @@ void SetRuntimeLibrary(GpuRuntime runtime, const char* library) {
   detail::BackendOf(runtime).Reset(library);
 }
 
+void DrainEventPools() {
+  detail::BackendOf(GpuRuntime::kCuda).DrainEventPool();
+  detail::BackendOf(GpuRuntime::kHip).DrainEventPool();
+}
+
 PointerKind HipPointerKind(int runtime_major, int memory_type, bool is_managed) {
   return detail::HipPointerKind(runtime_major, memory_type, is_managed);
 }

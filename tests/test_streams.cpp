@@ -12,6 +12,10 @@
 
 #include "counting.h"
 #include "dlbridge/testing.h"
+#if !defined(_WIN32)
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 #if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
 #include "fake_driver.h"
 #endif
@@ -49,6 +53,7 @@ struct Fake {
     dlbridge::testing::SetRuntimeLibrary(runtime, path);  // loaded again on first use
   }
   ~Fake() {
+    dlbridge::testing::DrainEventPools();  // STR-10: pooled events go back to this fake
     dlbridge::testing::SetRuntimeLibrary(runtime, nullptr);
     reset();
   }
@@ -62,6 +67,7 @@ struct Fake {
   std::string Log() const { return log(); }
   // Drops what the log holds so far (a load's lines, a setup order).
   void ClearLog() {
+    dlbridge::testing::DrainEventPools();  // STR-10: pooled events go back to this fake
     const int live = live_events();
     REQUIRE(live == 0);
     reset();
@@ -211,10 +217,9 @@ TEST_CASE("STR-3 CUDA: an event recorded on the producer, waited on by the consu
         "cuEventCreate flags=2 -> ev1\n"  // CU_EVENT_DISABLE_TIMING
         "cuEventRecord ev1 stream=0x1234\n"
         "cuStreamWaitEvent stream=0x1 ev1\n"
-        "cuEventDestroy ev1\n"
         "cuCtxPopCurrent -> ctx1\n"
         "cuDevicePrimaryCtxRelease dev1\n");
-  CHECK(cuda.live_events() == 0);
+  CHECK(cuda.live_events() == 1);  // pooled for the next exchange (STR-10)
   CHECK(cuda.depth() == 0);
   CHECK(cuda.retained() == 0);
   // Pinned and managed memory order on device 0's streams; 2 is the per-thread default.
@@ -225,9 +230,9 @@ TEST_CASE("STR-3 CUDA: an event recorded on the producer, waited on by the consu
   CHECK(Count(log, "cuDeviceGet ordinal=0 -> dev0\n") == 2);
   CHECK(log.find("cuEventRecord ev1 stream=0x2\ncuStreamWaitEvent stream=0xabc0 ev1\n") !=
         std::string::npos);
-  CHECK(log.find("cuEventRecord ev2 stream=0x1\ncuStreamWaitEvent stream=0x2 ev2\n") !=
-        std::string::npos);
-  CHECK(cuda.live_events() == 0);
+  CHECK(log.find("cuEventRecord ev1 stream=0x1\ncuStreamWaitEvent stream=0x2 ev1\n") !=
+        std::string::npos);  // the pooled event again
+  CHECK(cuda.live_events() == 1);
   // From several threads at once: each thread pushes and pops its own context.
   cuda.ClearLog();
   std::vector<std::thread> threads;
@@ -240,6 +245,8 @@ TEST_CASE("STR-3 CUDA: an event recorded on the producer, waited on by the consu
   for (std::thread& t : threads) t.join();
   for (int i = 0; i < 4; ++i) CHECK(ok[i] == 25);
   CHECK(Count(cuda.Log(), "cuStreamWaitEvent stream=0x1 ev") == 100);
+  CHECK(cuda.live_events() <= 8);  // at most four pooled per device
+  dlbridge::testing::DrainEventPools();
   CHECK(cuda.live_events() == 0);
   CHECK(cuda.retained() == 0);
 #endif
@@ -263,10 +270,9 @@ TEST_CASE("STR-4 HIP: an event recorded on the producer, waited on by the consum
         "hipEventCreateWithFlags flags=2 device=1 -> ev1\n"  // hipEventDisableTiming
         "hipEventRecord ev1 stream=0x5678\n"
         "hipStreamWaitEvent stream=0x0 ev1\n"
-        "hipEventDestroy ev1\n"
         "hipSetDevice 0\n");
   CHECK(hip.current_device() == 0);
-  CHECK(hip.live_events() == 0);
+  CHECK(hip.live_events() == 1);  // pooled for the next exchange (STR-10)
   // On the current device nothing is switched; pinned host memory orders on device 0.
   hip.ClearLog();
   CHECK(OrderStreams({kDLROCMHost, 0}, 0, 0x42));
@@ -274,8 +280,7 @@ TEST_CASE("STR-4 HIP: an event recorded on the producer, waited on by the consum
         "hipGetDevice -> 0\n"
         "hipEventCreateWithFlags flags=2 device=0 -> ev1\n"
         "hipEventRecord ev1 stream=0x0\n"
-        "hipStreamWaitEvent stream=0x42 ev1\n"
-        "hipEventDestroy ev1\n");
+        "hipStreamWaitEvent stream=0x42 ev1\n");
 #endif
 }
 
@@ -286,7 +291,7 @@ TEST_CASE("STR-5 a failed driver call is named, and what was made is destroyed")
   REQUIRE(dlbridge::GetRuntimeInfo(GpuRuntime::kCuda).status == dlbridge::RuntimeStatus::kReady);
   struct Case {
     const char* call;
-    int live_events;  // what the driver still holds when its own cleanup call failed
+    int live_events;  // events the driver still holds (pooled ones included)
     int depth;
     int retained;
   };
@@ -297,9 +302,9 @@ TEST_CASE("STR-5 a failed driver call is named, and what was made is destroyed")
       {"cuEventCreate", 0, 0, 0},
       {"cuEventRecord", 0, 0, 0},
       {"cuStreamWaitEvent", 0, 0, 0},
-      {"cuEventDestroy", 1, 0, 0},
-      {"cuCtxPopCurrent", 0, 1, 0},
-      {"cuDevicePrimaryCtxRelease", 0, 0, 1},
+      // The wait was queued: its event went back to the pool (STR-10), not leaked.
+      {"cuCtxPopCurrent", 1, 1, 0},
+      {"cuDevicePrimaryCtxRelease", 1, 0, 1},
   };
   for (const Case& c : cases) {
     CAPTURE(c.call);
@@ -330,7 +335,7 @@ TEST_CASE("STR-5 a failed driver call is named, and what was made is destroyed")
   HipFake hip;
   REQUIRE(dlbridge::GetRuntimeInfo(GpuRuntime::kHip).status == dlbridge::RuntimeStatus::kReady);
   for (const char* call : {"hipGetDevice", "hipSetDevice", "hipEventCreateWithFlags",
-                           "hipEventRecord", "hipStreamWaitEvent", "hipEventDestroy"}) {
+                           "hipEventRecord", "hipStreamWaitEvent"}) {
     CAPTURE(call);
     hip.ClearLog();
     hip.fail(call, 400);
@@ -339,7 +344,7 @@ TEST_CASE("STR-5 a failed driver call is named, and what was made is destroyed")
                         " failed: hipErrorInvalidHandle (ordering stream 0 after stream 0x1234 of "
                         "kDLROCM device 1)");
     CHECK(hip.current_device() == 0);  // the caller's device is selected again
-    CHECK(hip.live_events() == (std::string(call) == "hipEventDestroy" ? 1 : 0));
+    CHECK(hip.live_events() == 0);
     hip.reset();
   }
   CHECK_DLB_ERROR(OrderStreams({kDLROCM, 5}, 0x1234, 0), ErrorCode::kRuntimeUnavailable,
@@ -394,3 +399,84 @@ TEST_CASE("STR-8 Tensor::stream is not part of DLPack: import leaves it empty, e
   back = dlbridge::Tensor();
   CHECK(c.calls == 1);
 }
+
+TEST_CASE("STR-10 OrderStreams reuses pooled events: none is created in steady state") {
+  if (!kHaveFakes) return;
+#if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
+  if (kCudaBuilt) {
+    CudaFake cuda;
+    cuda.ClearLog();
+    CHECK(OrderStreams({kDLCUDA, 0}, 0x1234, 1));  // warms the pool of device 0
+    CHECK(OrderStreams({kDLCUDA, 1}, 0x1234, 1));  // and of device 1: a pool per device
+    const size_t warm = cuda.Log().size();
+    for (int i = 0; i < 50; ++i) CHECK(OrderStreams({kDLCUDA, i % 2}, 0x1000 + i, 1));
+    const std::string log = cuda.Log().substr(warm);
+    CHECK(Count(log, "cuEventCreate") == 0);  // 0 event creations per exchange
+    CHECK(Count(log, "cuEventDestroy") == 0);
+    CHECK(Count(log, "cuStreamWaitEvent stream=0x1 ev") == 50);
+    CHECK(cuda.live_events() == 2);
+    CHECK(cuda.depth() == 0);
+    CHECK(cuda.retained() == 0);
+    // A failure after the event was taken destroys it: the pool never keeps a suspect event.
+    cuda.fail("cuStreamWaitEvent", 400);
+    CHECK_THROWS_AS(OrderStreams({kDLCUDA, 0}, 0x1234, 1), dlbridge::Error);
+    CHECK(cuda.live_events() == 1);  // device 1's
+    // The fake's reset forgets its events: the pooled ones become handles the driver refuses,
+    // as after a context reset. The refused one is replaced once, and the order succeeds.
+    cuda.reset();
+    CHECK(OrderStreams({kDLCUDA, 1}, 0x1234, 1));
+    CHECK(cuda.Log() ==
+          "cuDeviceGet ordinal=1 -> dev1\n"
+          "cuDevicePrimaryCtxRetain dev1 -> ctx1\n"
+          "cuCtxPushCurrent ctx1\n"
+          "cuEventCreate flags=2 -> ev1\n"
+          "cuEventRecord ev1 stream=0x1234\n"
+          "cuStreamWaitEvent stream=0x1 ev1\n"
+          "cuCtxPopCurrent -> ctx1\n"
+          "cuDevicePrimaryCtxRelease dev1\n");
+    // Draining destroys what the pool holds, through the driver.
+    CHECK(cuda.live_events() == 1);
+    dlbridge::testing::DrainEventPools();
+    CHECK(cuda.live_events() == 0);
+  }
+  if (kHipBuilt) {
+    HipFake hip;
+    hip.ClearLog();
+    CHECK(OrderStreams({kDLROCM, 1}, 0x1234, 0));
+    const size_t warm = hip.Log().size();
+    for (int i = 0; i < 50; ++i) CHECK(OrderStreams({kDLROCM, 1}, 0x1000 + i, 0));
+    const std::string log = hip.Log().substr(warm);
+    CHECK(Count(log, "hipEventCreateWithFlags") == 0);
+    CHECK(Count(log, "hipEventDestroy") == 0);
+    CHECK(Count(log, "hipStreamWaitEvent stream=0x0 ev") == 50);
+    CHECK(hip.live_events() == 1);
+    CHECK(hip.current_device() == 0);
+  }
+#endif
+}
+
+#if defined(DLBRIDGE_TEST_FAKE_CUDA) && !defined(_WIN32)
+TEST_CASE("STR-10 a forked child never reuses the parent's pooled events") {
+  if (!kCudaBuilt) return;
+  CudaFake cuda;
+  cuda.ClearLog();
+  REQUIRE(OrderStreams({kDLCUDA, 0}, 0x1234, 1));  // the parent's pool holds ev1
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // The child's pool is empty: it creates its own event instead of recording ev1.
+    bool ok = false;
+    try {
+      ok = OrderStreams({kDLCUDA, 0}, 0x1234, 1);
+    } catch (...) {
+    }
+    const std::string log = cuda.Log();
+    _exit(ok && Count(log, "cuEventCreate") == 2 ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(cuda.live_events() == 1);  // the parent's pooled event is still its own
+}
+#endif

@@ -201,6 +201,74 @@ FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent event) {
   return End(kSuccess);
 }
 
+/* Memory and copies: like the real driver, each needs a current context. */
+FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* pointer, size_t bytes) {
+  const int f = Begin("cuMemAlloc");
+  if (f != 0) return End(f);
+  if (fake_depth == 0) return End(kInvalidContext);
+  void* p = FakeAllocate(bytes);
+  if (p == NULL) return End(kOutOfMemory);
+  *pointer = (CUdeviceptr)(uintptr_t)p;
+  char where[32];
+  FakeLog("cuMemAlloc bytes=%zu -> %s", bytes, FakeWhere(p, where, sizeof where));
+  return End(kSuccess);
+}
+
+FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  const int f = Begin("cuMemFree");
+  if (f != 0) return End(f);
+  if (fake_depth == 0) return End(kInvalidContext);
+  const void* p = (const void*)(uintptr_t)pointer;
+  char where[32];
+  if (FakeFree(p) != 0) {
+    FakeLog("cuMemFree %s -> CUDA_ERROR_INVALID_VALUE (not allocated)",
+            FakeWhere(p, where, sizeof where));
+    return End(kInvalidValue);
+  }
+  FakeLog("cuMemFree %s", FakeWhere(p, where, sizeof where));
+  return End(kSuccess);
+}
+
+/* One copy: the device side(s) must lie inside the fake range. */
+static CUresult Copy(const char* call, void* to, int to_device, const void* from, int from_device,
+                     size_t bytes, CUstream stream) {
+  const int f = Begin(call);
+  if (f != 0) return End(f);
+  if (fake_depth == 0) return End(kInvalidContext);
+  if ((to_device && !FakeDeviceRange(to, bytes)) ||
+      (from_device && !FakeDeviceRange(from, bytes))) {
+    FakeLog("%s -> CUDA_ERROR_INVALID_VALUE (outside device memory)", call);
+    return End(kInvalidValue);
+  }
+  memmove(to, from, bytes);
+  char a[32], b[32];
+  FakeLog("%s %s <- %s bytes=%zu stream=0x%llx", call, FakeWhere(to, a, sizeof a),
+          FakeWhere(from, b, sizeof b), bytes, (unsigned long long)(uintptr_t)stream);
+  return End(kSuccess);
+}
+
+FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void* from, size_t bytes,
+                                          CUstream stream) {
+  return Copy("cuMemcpyHtoDAsync", (void*)(uintptr_t)to, 1, from, 0, bytes, stream);
+}
+FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void* to, CUdeviceptr from, size_t bytes,
+                                          CUstream stream) {
+  return Copy("cuMemcpyDtoHAsync", to, 0, (const void*)(uintptr_t)from, 1, bytes, stream);
+}
+FAKE_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes,
+                                          CUstream stream) {
+  return Copy("cuMemcpyDtoDAsync", (void*)(uintptr_t)to, 1, (const void*)(uintptr_t)from, 1, bytes,
+              stream);
+}
+
+FAKE_EXPORT CUresult cuStreamSynchronize(CUstream stream) {
+  const int f = Begin("cuStreamSynchronize");
+  if (f != 0) return End(f);
+  if (fake_depth == 0) return End(kInvalidContext);
+  FakeLog("cuStreamSynchronize stream=0x%llx", (unsigned long long)(uintptr_t)stream);
+  return End(kSuccess);
+}
+
 static const struct {
   const char* name;
   void (*entry)(void); /* cast back to its own type by the caller, as dlsym's are */
@@ -219,6 +287,12 @@ static const struct {
     {"cuEventRecord", (void (*)(void))cuEventRecord},
     {"cuStreamWaitEvent", (void (*)(void))cuStreamWaitEvent},
     {"cuEventDestroy", (void (*)(void))cuEventDestroy_v2},
+    {"cuMemAlloc", (void (*)(void))cuMemAlloc_v2},
+    {"cuMemFree", (void (*)(void))cuMemFree_v2},
+    {"cuMemcpyHtoDAsync", (void (*)(void))cuMemcpyHtoDAsync_v2},
+    {"cuMemcpyDtoHAsync", (void (*)(void))cuMemcpyDtoHAsync_v2},
+    {"cuMemcpyDtoDAsync", (void (*)(void))cuMemcpyDtoDAsync_v2},
+    {"cuStreamSynchronize", (void (*)(void))cuStreamSynchronize},
 };
 
 /* Names the test hid with fake_driver_fail("cuGetProcAddress:<name>", status). */

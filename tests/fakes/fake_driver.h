@@ -25,6 +25,10 @@ typedef const char* (*fake_driver_log_fn)(void);
 typedef void (*fake_driver_fail_fn)(const char* call_name, int status);
 /* Events created and not destroyed. */
 typedef int (*fake_driver_live_events_fn)(void);
+/* Device allocations (cuMemAlloc / hipMalloc) not freed. They are blocks of the fake device
+ * range, 256-byte aligned; the copy calls (cuMemcpy*Async, hipMemcpyAsync) copy host memory
+ * and log device addresses as offsets into the range ("dev+0x100"), host ones as "host". */
+typedef int (*fake_driver_live_allocations_fn)(void);
 /* The start of the 1 MiB range the fake's pointer queries report as device memory of
  * device 0 (fake_driver_device_bytes: its size). */
 typedef void* (*fake_driver_device_base_fn)(void);

@@ -112,6 +112,69 @@ static int FakeIsDevicePointer(uintptr_t p) {
   return p >= base && p < base + FAKE_DEVICE_BYTES;
 }
 
+/* Device allocations: blocks of the fake device range, 256-byte aligned as the real
+ * runtimes' are, first fit (caller holds the lock). */
+#define FAKE_MAX_BLOCKS 256
+static struct {
+  size_t offset;
+  size_t size; /* 0: a free slot */
+} fake_blocks[FAKE_MAX_BLOCKS];
+static int fake_live_allocations = 0;
+
+/* A new block's address, or NULL when the range or the table is full. */
+static void* FakeAllocate(size_t size) {
+  if (size == 0 || size > FAKE_DEVICE_BYTES) return NULL;
+  int slot = -1;
+  for (int i = 0; i < FAKE_MAX_BLOCKS && slot < 0; ++i) {
+    if (fake_blocks[i].size == 0) slot = i;
+  }
+  if (slot < 0) return NULL;
+  size_t at = 0;
+  for (int moved = 1; moved;) {
+    moved = 0;
+    for (int i = 0; i < FAKE_MAX_BLOCKS; ++i) {
+      const size_t o = fake_blocks[i].offset;
+      const size_t n = fake_blocks[i].size;
+      if (n != 0 && at < o + n && o < at + size) {
+        at = (o + n + 255u) & ~(size_t)255u;
+        moved = 1;
+      }
+    }
+  }
+  if (at + size > FAKE_DEVICE_BYTES) return NULL;
+  fake_blocks[slot].offset = at;
+  fake_blocks[slot].size = size;
+  ++fake_live_allocations;
+  return fake_device_memory + at;
+}
+/* Frees the block that starts at `p`: 0, or -1 when no live block starts there. */
+static int FakeFree(const void* p) {
+  for (int i = 0; i < FAKE_MAX_BLOCKS; ++i) {
+    if (fake_blocks[i].size != 0 && fake_device_memory + fake_blocks[i].offset == p) {
+      fake_blocks[i].size = 0;
+      --fake_live_allocations;
+      return 0;
+    }
+  }
+  return -1;
+}
+/* Whether [p, p + n) lies inside the fake device range. */
+static int FakeDeviceRange(const void* p, size_t n) {
+  const uintptr_t base = (uintptr_t)fake_device_memory;
+  const uintptr_t at = (uintptr_t)p;
+  return at >= base && n <= FAKE_DEVICE_BYTES && at - base <= FAKE_DEVICE_BYTES - n;
+}
+/* A device address as its offset in the range ("dev+0x100"), a host one as "host". */
+static const char* FakeWhere(const void* p, char* text, size_t size) {
+  if (FakeIsDevicePointer((uintptr_t)p)) {
+    snprintf(text, size, "dev+0x%llx",
+             (unsigned long long)((uintptr_t)p - (uintptr_t)fake_device_memory));
+  } else {
+    snprintf(text, size, "host");
+  }
+  return text;
+}
+
 static void FakeResetCommon(void) {
   free(fake_log_text);
   fake_log_text = NULL;
@@ -120,6 +183,8 @@ static void FakeResetCommon(void) {
   fake_next_event = 0;
   fake_live_events = 0;
   memset(fake_failures, 0, sizeof fake_failures);
+  memset(fake_blocks, 0, sizeof fake_blocks);
+  fake_live_allocations = 0;
 }
 
 static const char* FakeLogCopy(void) {
@@ -148,6 +213,12 @@ static const char* FakeLogCopy(void) {
   FAKE_EXPORT int fake_driver_live_events(void) {                                       \
     FakeLock();                                                                         \
     const int n = fake_live_events;                                                     \
+    FakeUnlock();                                                                       \
+    return n;                                                                           \
+  }                                                                                     \
+  FAKE_EXPORT int fake_driver_live_allocations(void) {                                  \
+    FakeLock();                                                                         \
+    const int n = fake_live_allocations;                                                \
     FakeUnlock();                                                                       \
     return n;                                                                           \
   }                                                                                     \

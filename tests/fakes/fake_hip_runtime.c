@@ -139,6 +139,58 @@ FAKE_EXPORT hipError_t hipEventDestroy(hipEvent_t event) {
   return End(kSuccess);
 }
 
+/* Memory and copies on the fake device range (hipMemcpyKind: 1 host to device, 2 device to
+ * host, 3 device to device). */
+FAKE_EXPORT hipError_t hipMalloc(void** pointer, size_t bytes) {
+  const int f = Begin("hipMalloc");
+  if (f != 0) return End(f);
+  void* p = FakeAllocate(bytes);
+  if (p == NULL) return End(kOutOfMemory);
+  *pointer = p;
+  char where[32];
+  FakeLog("hipMalloc bytes=%zu device=%d -> %s", bytes, fake_current_device,
+          FakeWhere(p, where, sizeof where));
+  return End(kSuccess);
+}
+
+FAKE_EXPORT hipError_t hipFree(void* pointer) {
+  const int f = Begin("hipFree");
+  if (f != 0) return End(f);
+  char where[32];
+  if (FakeFree(pointer) != 0) {
+    FakeLog("hipFree %s -> hipErrorInvalidValue (not allocated)",
+            FakeWhere(pointer, where, sizeof where));
+    return End(kInvalidValue);
+  }
+  FakeLog("hipFree %s", FakeWhere(pointer, where, sizeof where));
+  return End(kSuccess);
+}
+
+FAKE_EXPORT hipError_t hipMemcpyAsync(void* to, const void* from, size_t bytes, int kind,
+                                      hipStream_t stream) {
+  const int f = Begin("hipMemcpyAsync");
+  if (f != 0) return End(f);
+  const int to_device = kind == 1 || kind == 3;
+  const int from_device = kind == 2 || kind == 3;
+  if (kind < 1 || kind > 3 || (to_device && !FakeDeviceRange(to, bytes)) ||
+      (from_device && !FakeDeviceRange(from, bytes))) {
+    FakeLog("hipMemcpyAsync kind=%d -> hipErrorInvalidValue", kind);
+    return End(kInvalidValue);
+  }
+  memmove(to, from, bytes);
+  char a[32], b[32];
+  FakeLog("hipMemcpyAsync %s <- %s bytes=%zu kind=%d stream=0x%llx", FakeWhere(to, a, sizeof a),
+          FakeWhere(from, b, sizeof b), bytes, kind, (unsigned long long)(uintptr_t)stream);
+  return End(kSuccess);
+}
+
+FAKE_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream) {
+  const int f = Begin("hipStreamSynchronize");
+  if (f != 0) return End(f);
+  FakeLog("hipStreamSynchronize stream=0x%llx", (unsigned long long)(uintptr_t)stream);
+  return End(kSuccess);
+}
+
 /* The test API (fake_driver.h). */
 FAKE_DEFINE_TEST_API(fake_current_device = 0)
 

@@ -25,6 +25,11 @@ DLBRIDGE_API uint64_t PointerQueryCount() noexcept;
 /// instead of the default names, or the defaults (and $DLBRIDGE_<RUNTIME>_LIBRARY) when null.
 DLBRIDGE_API void SetRuntimeLibrary(GpuRuntime runtime, const char* library);
 
+/// Destroys the events OrderStreams keeps pooled for reuse (spec/streams.md STR-10) through
+/// the CUDA and HIP runtimes that made them, so that a test can count live events or reset
+/// a fake runtime without leaving the pool with handles the fake forgot.
+DLBRIDGE_API void DrainEventPools();
+
 /// How the HIP backend reads hipPointerAttribute_t's memory type under a runtime of
 /// `runtime_major` (ROCm 6 renumbered it).
 DLBRIDGE_API PointerKind HipPointerKind(int runtime_major, int memory_type, bool is_managed);
