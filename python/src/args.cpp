@@ -214,8 +214,7 @@ bool ToDeviceSlow(PyObject* value, const char* what, DLDevice* out) {
     }
     Py_XDECREF(type);
     Py_XDECREF(index);
-    PyErr_Format(PyExc_TypeError, "%s must be a device: %s; not %.100R", what, kDeviceForms,
-                 value);
+    PyErr_Format(PyExc_TypeError, "%s must be a device: %s; not %.100R", what, kDeviceForms, value);
     return false;
   }
   int64_t type = 0;

@@ -1,4 +1,4 @@
-// Copies: the one place __dlpack__ and from_dlpack decide how a copy is made (PY-65): on the
+// Copies: the one place __dlpack__ and from_dlpack decide how a copy is made (see PY-65): on the
 // host when the host can read the data and nothing is pending on a stream (no runtime needed),
 // else through the core's CopyTo (include/dlbridge/device_copy.h), ordered after the data's
 // pending writes and queued on the consumer's stream.

@@ -106,7 +106,7 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   const DLDevice target = dlDevice != Py_None ? asked : source;
   // PY-10: dl_device and copy. Host-accessible memory (pinned, managed) is one memory with the
   // host: to (kDLCPU, 0) it is the same bytes, exported as kDLCPU. Any other device is reached
-  // by a copy (PY-65), which copy=False refuses; copy=True always copies.
+  // by a copy (see PY-65), which copy=False refuses; copy=True always copies.
   const bool sameDevice =
       target.device_type == source.device_type && target.device_id == source.device_id;
   const bool hostView = !sameDevice && target.device_type == kDLCPU && target.device_id == 0 &&
@@ -124,7 +124,7 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   }
   int64_t consumer = 0;
   if (!CheckStream(stream, target, &consumer)) return nullptr;
-  // A copy is ordered after the tensor's pending writes by the copy itself (PY-65); only a
+  // A copy is ordered after the tensor's pending writes by the copy itself (see PY-65); only a
   // zero-copy export orders the consumer's stream here, before any emission.
   if (!needCopy && !OrderExport(t, source, target, stream, consumer)) return nullptr;
   // The capsules are python.h's ToCapsule (see PYH-2): its one destructor deletes only an
@@ -132,9 +132,8 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   using dlbridge::python::ToCapsule;
   DLB_TRY
   if (needCopy) {
-    dlbridge::Tensor copied =
-        CopyPlanTo(t, *plan, target,
-                   stream == Py_None ? std::nullopt : std::optional<int64_t>(consumer));
+    dlbridge::Tensor copied = CopyPlanTo(
+        t, *plan, target, stream == Py_None ? std::nullopt : std::optional<int64_t>(consumer));
     if (versioned) {
       DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(copied));
       m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;

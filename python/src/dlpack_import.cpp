@@ -245,9 +245,9 @@ PyObject* NoProducerOr(PyTypeObject* type) {
 
 // PY-34, PY-35, PY-66: the imported tensor made what was asked for. Host-accessible memory
 // asked for on (kDLCPU, 0) becomes host memory without a copy (the same bytes, now described
-// as host memory); any other device than the data's is reached by a copy made here (PY-65's
+// as host memory); any other device than the data's is reached by a copy made here (see PY-65,
 // CopyPlanTo: the core's CopyTo across devices), and so is copy=True that the producer did not
-// take; copy=False refuses a copy. `consumer`: the stream the copy is for (PY-59's). Consumes
+// take; copy=False refuses a copy. `consumer`: the stream the copy is for (see PY-59). Consumes
 // `result` on failure.
 PyObject* Conform(PyObject* result, const Request& request, bool honoured,
                   std::optional<int64_t> consumer) {
@@ -337,7 +337,7 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
                  type->tp_name);
     return nullptr;
   }
-  // A copy made here for the consumer is queued on that stream (PY-65).
+  // A copy made here for the consumer is queued on that stream (see PY-65).
   const std::optional<int64_t> copyStream =
       passStream ? std::optional<int64_t>(streamValue) : std::nullopt;
   // PY-66: data on a device without streams (the host) have nothing pending on one: the
@@ -357,7 +357,7 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   if (capsule == nullptr && !plain && ownKnown && PyErr_ExceptionMatches(PyExc_BufferError) &&
       !TypeLacks(type, g_str_dlpack)) {
     // PY-66: the producer refused dl_device or copy: its own data, with the stream of its own
-    // device (PY-59's default), and the request is met here.
+    // device (the default, see PY-59), and the request is met here.
     PyErr_Clear();
     passStream = false;
     if (!ImportStream(Py_None, own, &passStream, &streamValue)) return nullptr;

@@ -56,8 +56,8 @@
 #include <utility>
 #include <vector>
 
-#include "dlbridge/dlbridge.h"
 #include "dlbridge/device_copy.h"
+#include "dlbridge/dlbridge.h"
 #include "dlbridge/python.h"
 
 #if !defined(_WIN32)
@@ -235,8 +235,8 @@ inline bool ToIntPair(PyObject* value, const char* what, int64_t* first, int64_t
   return ToIntPairSlow(value, what, first, second);
 }
 
-// A device argument (PY-64: dl_device, device=, Tensor(device=), current_stream's device): a
-// (device_type, device_id) pair of PY-43's integers, or a spelling users type: "cpu", "cuda",
+// A device argument (see PY-64: dl_device, device=, Tensor(device=), current_stream's device): a
+// (device_type, device_id) pair of integers (see PY-43), or a spelling users type: "cpu", "cuda",
 // "cuda:N", "rocm"/"hip" (kDLROCM), "rocm:N"/"hip:N", or a torch.device-like object (a str
 // `.type` among those names and an int-or-None `.index`). The one place devices are read.
 // TypeError for an argument of no such form, ValueError for an unknown name or values outside
@@ -335,7 +335,7 @@ DLManagedTensorVersioned* ExportVersioned(PyObject* tensor);
 // for managed memory too (read through a host view of the same bytes). Throws.
 dlbridge::Tensor CopyPlanToHost(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan);
 // A copy of what `plan` (of `source`) describes into new C-contiguous memory on `target`,
-// complete when it returns (PY-65): CopyPlanToHost where the host reads the data and nothing
+// complete when it returns (see PY-65): CopyPlanToHost where the host reads the data and nothing
 // is pending on a stream; else the core's CopyTo, ordered after `source.stream` and queued on
 // `consumer` (the stream the consumer will use the copy on, of target's runtime) when given.
 // Throws the core's Error (BufferError for a device or runtime it cannot use).
