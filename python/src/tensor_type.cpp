@@ -278,7 +278,8 @@ PyMethodDef kTensorMethods[] = {
      "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
      "-> PyCapsule. "
      "A 'dltensor_versioned' capsule when max_version[0] >= 1, else a legacy 'dltensor' "
-     "(refused for read-only data). Zero-copy unless copy=True or dl_device needs a copy."},
+     "(refused for read-only data). Zero-copy unless copy=True or dl_device needs a copy "
+     "(host <-> GPU, complete when the capsule is returned; copy=False refuses one)."},
     {"__dlpack_device__", DLB_METH(TensorDlpackDevice), METH_NOARGS,
      "__dlpack_device__($self, /)\n--\n\n-> (device_type, device_id)"},
     {"data_ptr", DLB_METH(TensorDataPtr), METH_NOARGS,
@@ -336,8 +337,9 @@ PyType_Slot kTensorSlots[] = {
          "stream: the CUDA/ROCm stream its writes may be pending on; exports order after it. "
          "dtype: a name "
          "('float32'), a NumPy or torch dtype, or (code, bits[, lanes]). Strides are in "
-         "elements, not bytes (None = C-contiguous); device (type, id) None = from the "
-         "space. A tensor that holds nothing is exported only with allow_unowned=True.")},
+         "elements, not bytes (None = C-contiguous); device (type, id), 'cpu', 'cuda[:N]', "
+         "'rocm[:N]', 'hip[:N]' or a torch.device; None = from the space. A tensor that holds "
+         "nothing is exported only with allow_unowned=True.")},
     {0, nullptr},
 };
 
