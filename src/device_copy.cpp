@@ -98,7 +98,8 @@ Side TargetSide(DLDevice target, const CopyOptions& options) {
   return side;
 }
 
-// The backend of `runtime`, once it can be used (else the runtime's own code and message).
+// CPY-7: the backend of `runtime`, once it can be used (else the runtime's own code and
+// message).
 detail::Backend& Ready(GpuRuntime runtime) {
   detail::Backend& backend = detail::BackendOf(runtime);
   const RuntimeInfo& info = backend.Info();
@@ -128,7 +129,7 @@ void FreeDeviceBlock(void* context) noexcept {
 }
 
 // A new C-contiguous tensor of the plan's dtype and shape on `side`, owning its memory
-// (CPY-3: freed through the runtime, once; CPY-6: 256-byte aligned).
+// (CPY-3: freed through the runtime, once; 256-byte aligned, see CPY-6).
 Tensor Allocate(const DLTensor& from, const Side& side, int64_t bytes) {
   if (side.host) return AllocateHostTensor(from.dtype, from.ndim, from.shape);
   TensorLayout layout = TensorLayout::FromArrays(from.dtype, from.ndim, from.shape, nullptr);

@@ -122,7 +122,7 @@ int64_t detail::PackedSizeOrThrow(const char* where, DLDataType dtype, int32_t n
   return bytes;
 }
 
-// HC-1: C-contiguous, in an aligned block (HC-5), held by a release that frees it. Every
+// HC-1: C-contiguous, in an aligned block (see CPY-6), held by a release that frees it. Every
 // size is checked: a size past int64 names the extent or the dtype that made it so.
 Tensor AllocateHostTensor(DLDataType dtype, int32_t ndim, const int64_t* shape) {
   const int64_t bytes = detail::PackedSizeOrThrow("AllocateHostTensor", dtype, ndim, shape);
@@ -144,7 +144,7 @@ Tensor AllocateHostTensor(DLDataType dtype, int32_t ndim, const int64_t* shape) 
 
 namespace detail {
 
-// HC-5: every buffer dlbridge allocates starts on a 256-byte boundary; the raw block's
+// CPY-6: every buffer dlbridge allocates starts on a 256-byte boundary; the raw block's
 // address is kept just below the aligned one.
 void* AllocateAligned(size_t bytes) noexcept {
   constexpr size_t kExtra = kAllocationAlignment + sizeof(void*);

@@ -41,7 +41,7 @@ void* Symbol(void* handle, const char* name) { return dlsym(handle, name); }
 namespace {
 std::atomic<uint64_t> g_fork_generation{0};
 #ifndef _WIN32
-// The only POSIX-only call of the event pools (STR-10): a forked child counts a new
+// The only POSIX-only call of the event pools (see STR-10): a forked child counts a new
 // generation, so that it never reuses the parent's events (Windows has no fork).
 void CountFork() { g_fork_generation.fetch_add(1, std::memory_order_relaxed); }
 const int g_atfork = pthread_atfork(nullptr, nullptr, &CountFork);

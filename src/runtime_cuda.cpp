@@ -46,7 +46,7 @@ struct CudaState : BackendState {
   decltype(&::cuMemcpyDtoDAsync) memcpy_dtod = nullptr;
   decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
   bool copies = false;  ///< every copy entry point was found
-  EventPool events;     ///< OrderStreams' events, per device (STR-10)
+  EventPool events;     ///< OrderStreams' events, per device (see STR-10)
 
   std::string ErrorName(CUresult r) const {
     const char* name = nullptr;
@@ -228,7 +228,7 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
   // STR-3: event on the producer, wait on the consumer, in device_id's primary context (the
   // one CUDA's runtime API, PyTorch and CuPy use, so 1 and 2 name their default streams).
   // The event comes from the device's pool and goes back to it once the wait is queued
-  // (STR-10); every step taken is undone on the way out, success or failure.
+  // (see STR-10); every step taken is undone on the way out, success or failure.
   bool OrderStreams(int32_t device_id, int64_t producer, int64_t consumer,
                     std::string* error) override {
     CudaState& s = Loaded();
@@ -259,9 +259,11 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
     });
   }
 
-  // CPY-3: cuMemAlloc in the primary context, which the allocation keeps retained until Free.
+  // cuMemAlloc in the primary context, which the allocation keeps retained until Free
+  // (see CPY-3).
   bool Allocate(const CopyPlace& place, size_t bytes, void** pointer, std::string* error) override {
     CudaState& s = Loaded();
+    *pointer = nullptr;
     if (!CanCopy(s, error)) return false;
     CUdevice held = 0;
     const bool ok = InContext(s, place.device_id, error, [&](CUdevice dev) {
@@ -272,7 +274,16 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
       held = dev;
       return true;
     });
-    if (!ok) return false;
+    if (!ok) {
+      if (*pointer != nullptr) {  // allocated, then a context call failed
+        std::string ignored;
+        (void)InContext(s, place.device_id, &ignored, [&](CUdevice) {
+          return s.mem_free(reinterpret_cast<CUdeviceptr>(*pointer)) == CUDA_SUCCESS;
+        });
+        *pointer = nullptr;
+      }
+      return false;
+    }
     CUcontext kept = nullptr;
     const CUresult r = s.primary_ctx_retain(&kept, held);  // the allocation's reference
     if (r != CUDA_SUCCESS) {
@@ -396,7 +407,7 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
   }
 };
 
-// STR-10: the pooled events are destroyed when libdlbridge is unloaded (the driver API
+// The pooled events are destroyed when libdlbridge is unloaded (see STR-10; the driver API
 // answers calls after its own teardown with an error, never a crash).
 struct UnloadCuda {
   Backend* backend = nullptr;

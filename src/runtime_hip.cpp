@@ -74,7 +74,7 @@ struct HipState : BackendState {
   decltype(&::hipFree) hip_free = nullptr;
   decltype(&::hipMemcpyAsync) memcpy_async = nullptr;
   decltype(&::hipStreamSynchronize) stream_synchronize = nullptr;
-  EventPool events;  ///< OrderStreams' events, per device (STR-10)
+  EventPool events;  ///< OrderStreams' events, per device (see STR-10)
 
   std::string ErrorName(hipError_t e) const {
     const char* name = get_error_name != nullptr ? get_error_name(e) : nullptr;
@@ -193,7 +193,7 @@ class HipBackendImpl final : public LazyBackend<HipState> {
   }
 
   // STR-4: event on the producer, wait on the consumer, with device_id selected; the event
-  // comes from the device's pool and goes back once the wait is queued (STR-10), and the
+  // comes from the device's pool and goes back once the wait is queued (see STR-10), and the
   // caller's device is selected again on the way out, success or failure.
   bool OrderStreams(int32_t device_id, int64_t producer, int64_t consumer,
                     std::string* error) override {
@@ -232,7 +232,7 @@ class HipBackendImpl final : public LazyBackend<HipState> {
     });
   }
 
-  // CPY-3: hipMalloc / hipFree / hipMemcpyAsync with device_id selected.
+  // hipMalloc / hipFree / hipMemcpyAsync with device_id selected (see CPY-3).
   bool Allocate(const CopyPlace& place, size_t bytes, void** pointer, std::string* error) override {
     HipState& s = Loaded();
     if (!CanCopy(s, error)) return false;

@@ -25,7 +25,7 @@ DLBRIDGE_API uint64_t PointerQueryCount() noexcept;
 /// instead of the default names, or the defaults (and $DLBRIDGE_<RUNTIME>_LIBRARY) when null.
 DLBRIDGE_API void SetRuntimeLibrary(GpuRuntime runtime, const char* library);
 
-/// Destroys the events OrderStreams keeps pooled for reuse (spec/streams.md STR-10) through
+/// Destroys the events OrderStreams keeps pooled for reuse (spec/streams.md, see STR-10) through
 /// the CUDA and HIP runtimes that made them, so that a test can count live events or reset
 /// a fake runtime without leaving the pool with handles the fake forgot.
 DLBRIDGE_API void DrainEventPools();
