@@ -15,8 +15,8 @@
 //   tensor_type.cpp       dlbridge.Tensor: construction, attributes, __dlpack_device__, its
 //                         export plans
 //   dlpack_export.cpp     __dlpack__, stream rules, capsules (hot: one translation unit)
-//   copies.cpp            the copies of __dlpack__ and from_dlpack: host copies, the core's
-//                         CopyTo across devices, with their streams
+//   copies.cpp            the copies of __dlpack__ and from_dlpack: the core's CopyTo, with
+//                         their streams
 //   dlpack_import.cpp     dlbridge.from_dlpack (through __dlpack__ only, with device/copy),
 //                         capsule import, legacy producers (hot: one translation unit)
 //   exchange_api.cpp      the DLPack 1.3 C exchange table published on dlbridge.Tensor
@@ -331,13 +331,10 @@ DLManagedTensorVersioned* ExportVersioned(PyObject* tensor);
 
 // ---- Copies (copies.cpp) ----
 
-// A copy of what `plan` describes into new C-contiguous host memory: the core's CopyToHost,
-// for managed memory too (read through a host view of the same bytes). Throws.
-dlbridge::Tensor CopyPlanToHost(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan);
 // A copy of what `plan` (of `source`) describes into new C-contiguous memory on `target`,
-// complete when it returns (see PY-65): CopyPlanToHost where the host reads the data and nothing
-// is pending on a stream; else the core's CopyTo, ordered after `source.stream` and queued on
-// `consumer` (the stream the consumer will use the copy on, of target's runtime) when given.
+// complete when it returns (see PY-65): the core's CopyTo, ordered after `source.stream` and
+// queued on `consumer` (the stream the consumer will use the copy on, of target's runtime) when
+// given.
 // Throws the core's Error (BufferError for a device or runtime it cannot use).
 dlbridge::Tensor CopyPlanTo(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan,
                             DLDevice target, std::optional<int64_t> consumer);
