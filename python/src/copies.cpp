@@ -6,6 +6,17 @@
 
 namespace dlbpy {
 
+// (see PY-10, see PY-35) The same bytes described as host memory instead of a copy: host-accessible
+// memory going to (kDLCPU, 0) with no write pending on a stream (the host cannot wait for one
+// without a copy, which then waits: PY-65).
+bool ReachesHostWithoutCopy(const dlbridge::Tensor& t, DLDevice source, DLDevice target) {
+  const bool pending = t.stream.has_value() && *t.stream != -1 &&
+                       dlbridge::OrdersStreams(dlbridge::StreamFamilyOf(source.device_type));
+  return target.device_type == kDLCPU && target.device_id == 0 && !pending &&
+         !(source.device_type == target.device_type && source.device_id == target.device_id) &&
+         dlbridge::IsHostAccessible(source.device_type);  // see DEV-5
+}
+
 // PY-65: the copy of every Python path that copies.
 dlbridge::Tensor CopyPlanTo(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan,
                             DLDevice target, std::optional<int64_t> consumer) {

@@ -109,8 +109,7 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   // by a copy (see PY-65), which copy=False refuses; copy=True always copies.
   const bool sameDevice =
       target.device_type == source.device_type && target.device_id == source.device_id;
-  const bool hostView = !sameDevice && target.device_type == kDLCPU && target.device_id == 0 &&
-                        dlbridge::IsHostAccessible(source.device_type);  // see DEV-5
+  const bool hostView = ReachesHostWithoutCopy(t, source, target);  // see PY-10
   const bool needCopy = copy == Py_True || (!sameDevice && !hostView);
   if (needCopy && copy == Py_False) {
     PyErr_Format(PyExc_BufferError,

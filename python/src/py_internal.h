@@ -331,6 +331,10 @@ DLManagedTensorVersioned* ExportVersioned(PyObject* tensor);
 
 // ---- Copies (copies.cpp) ----
 
+// Whether `t`'s data on `source` reach `target` as the same bytes relabelled (kDLCPU, 0):
+// host-accessible memory (pinned, managed) with no write pending on a stream (see PY-10).
+bool ReachesHostWithoutCopy(const dlbridge::Tensor& t, DLDevice source, DLDevice target);
+
 // A copy of what `plan` (of `source`) describes into new C-contiguous memory on `target`,
 // complete when it returns (see PY-65): the core's CopyTo, ordered after `source.stream` and
 // queued on `consumer` (the stream the consumer will use the copy on, of target's runtime) when

@@ -269,6 +269,24 @@ class DlpackCopies(unittest.TestCase):
                          "stream": got.stream}
         RESULT["events"] = fake.fake_driver_live_events()
         del got
+        # Pinned host memory with writes pending: not the zero-copy host view (PY-10) but a
+        # copy by the host, after the host waited for the stream.
+        data = (ctypes.c_float * 16)(*FLOATS)
+        md = dlbridge.MemoryDescriptor(ctypes.addressof(data), 64, "host")
+        md.SetOwner(data)
+        pinned = dlbridge.Tensor(md, "float32", (16,), device=(dlbridge.kDLCUDAHost, 0),
+                                 stream=0x1234)
+        reset()
+        got = dlbridge.from_dlpack(pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0)))
+        RESULT["pinned"] = {"values": read(got), "calls": [c[:3] for c in calls()],
+                            "same": got.data_ptr() == ctypes.addressof(data)}
+        reset()
+        plain = dlbridge.Tensor(dlbridge.MemoryDescriptor(ctypes.addressof(data), 64, "host"),
+                                "float32", (16,), device=(dlbridge.kDLCUDAHost, 0),
+                                allow_unowned=True)
+        view = dlbridge.from_dlpack(plain.__dlpack__(max_version=(1, 3), dl_device=(1, 0)))
+        RESULT["view"] = [view.data_ptr() == ctypes.addressof(data), calls()]
+        del got, view
         RESULT["live"] = live()
         ''')
         floats = [float(v) for v in range(16)]
@@ -286,6 +304,11 @@ class DlpackCopies(unittest.TestCase):
                 self.assertTrue(waits, got["calls"])
                 if copies_at:
                     self.assertLess(waits[0], copies_at[0], got["calls"])
+        pinned = result["pinned"]
+        self.assertEqual(pinned["values"], floats)
+        self.assertFalse(pinned["same"])
+        self.assertIn(["cuStreamSynchronize", None, 0x1234], pinned["calls"])
+        self.assertEqual(result["view"], [True, []])  # nothing pending: the same bytes
         # The device copy was queued on the consumer's stream.
         self.assertTrue(any("Memcpy" in c[0] and c[2] == 0x5678 for c in result["d2d"]["calls"])
                         or any("StreamWaitEvent" in c[0] and c[2] == 0x5678
