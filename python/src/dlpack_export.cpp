@@ -109,7 +109,8 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   // by a copy (see PY-65), which copy=False refuses; copy=True always copies.
   const bool sameDevice =
       target.device_type == source.device_type && target.device_id == source.device_id;
-  const bool hostView = ReachesHostWithoutCopy(t, source, target);  // see PY-10
+  // (out of line: asked only when the device changes, off the hot path of own-device exports)
+  const bool hostView = !sameDevice && ReachesHostWithoutCopy(t, source, target);
   const bool needCopy = copy == Py_True || (!sameDevice && !hostView);
   if (needCopy && copy == Py_False) {
     PyErr_Format(PyExc_BufferError,

@@ -256,7 +256,7 @@ PyObject* Conform(PyObject* result, const Request& request, bool honoured,
   const DLDevice target = request.device != Py_None ? request.want : have;
   const bool sameDevice =
       have.device_type == target.device_type && have.device_id == target.device_id;
-  const bool hostView = ReachesHostWithoutCopy(t, have, target);  // see PY-35
+  const bool hostView = !sameDevice && ReachesHostWithoutCopy(t, have, target);  // see PY-35
   const bool needCopy = (!sameDevice && !hostView) || (request.copy == Py_True && !honoured);
   if (!needCopy) {
     if (hostView) {
