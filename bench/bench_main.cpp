@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("dlpack_header", std::to_string(DLPACK_MAJOR_VERSION) + "." +
                                                    std::to_string(DLPACK_MINOR_VERSION));
   dlbridge_bench::RegisterDlbridgeBenchmarks();
+  dlbridge_bench::RegisterStreamBenchmarks();
 #ifdef DLBRIDGE_BENCH_HAVE_TORCH
   benchmark::AddCustomContext("torch_baseline", "libtorch (Debian libtorch-dev)");
   dlbridge_bench::RegisterTorchBenchmarks();

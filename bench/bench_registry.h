@@ -5,5 +5,6 @@ namespace dlbridge_bench {
 
 void RegisterDlbridgeBenchmarks();  // bench_dlbridge.cpp: dlbridge, the floor, memcpy
 void RegisterTorchBenchmarks();     // bench_torch.cpp: libtorch's DLPack (when built)
+void RegisterStreamBenchmarks();    // bench_streams.cpp: OrderStreams on the fake CUDA driver
 
 }  // namespace dlbridge_bench

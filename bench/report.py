@@ -42,6 +42,8 @@ def load(path):
             entry["samples"].append(ns)
         if "allocs_per_op" in b:
             entry["allocs"] = b["allocs_per_op"]
+        if "event_creations_per_exchange" in b:
+            entry["events"] = b["event_creations_per_exchange"]
     for entry in runs.values():
         entry["ns"] = entry["median"] if entry["median"] is not None else (
             statistics.median(entry["samples"]) if entry["samples"] else None)
@@ -189,6 +191,12 @@ def main():
     print("\n".join(header(context, runs) + table.rows))
     print()
     print(f"Goals met: {table.met} of {table.met + table.missed} rows.")
+    order = runs.get("OrderStreams/fake_cuda")
+    if order is not None and order.get("events") is not None:
+        # STR-10: pooled events; before the pool every exchange created (and destroyed) one.
+        goal = "met" if order["events"] == 0 else "missed"
+        print(f"OrderStreams on the fake CUDA driver: {fmt_time(order['ns'])} per exchange, "
+              f"{order['events']:g} event creations per exchange (goal 0: {goal}; was 1)")
     for e in errors:
         print(f"FAILED: {e}")
     return 0

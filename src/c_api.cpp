@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "callback_internal.h"
+#include "dlbridge/device_copy.h"
 #include "dlbridge/dlbridge_c.h"
 #include "dlbridge/error.h"
 #include "dlbridge/from_dlpack.h"
@@ -253,6 +254,34 @@ const char* StatusName(ErrorCode code) noexcept {
   return "unknown";
 }
 
+// CPY-8: the borrowed DLTensor is imported as a tensor that holds nothing (so the import's
+// checks run), copied, and the copy exported; *out and *pending_stream are set last.
+void CopyThroughC(const DLTensor* tensor, DLDevice target, const dlb_copy_options* options,
+                  DLManagedTensorVersioned** out, int64_t* pending_stream) {
+  constexpr const char* kWhere = "dlb_copy_to";
+  if (tensor == nullptr) Throw(ErrorCode::kInvalidArgument, kWhere, "tensor is NULL");
+  if (out == nullptr) Throw(ErrorCode::kInvalidArgument, kWhere, "out is NULL");
+  dlb_copy_options c = DLB_COPY_OPTIONS_INIT;
+  ReadOptions(kWhere, options, &c, sizeof(dlb_copy_options));
+  CopyOptions copy;
+  if (c.stream != DLB_STREAM_DEFAULT) copy.stream = c.stream;
+  copy.producer_stream = c.producer_stream;
+  copy.synchronous = c.asynchronous == 0;
+  copy.level_zero_context = c.level_zero_context;
+  copy.level_zero_device = c.level_zero_device;
+  DLManagedTensorVersioned borrowed{};  // no deleter: the import holds nothing
+  borrowed.version = {1, DLPACK_MINOR_VERSION};
+  borrowed.dl_tensor = *tensor;
+  ImportOptions import;
+  import.allow_null_strides = true;
+  import.level_zero_context = c.level_zero_context;
+  const Tensor source = FromDLPack(&borrowed, import);
+  Tensor result = CopyTo(source, target, copy);
+  const int64_t pending = result.stream.has_value() ? *result.stream : -1;
+  *out = ToDLPackVersioned(std::move(result));
+  if (pending_stream != nullptr) *pending_stream = pending;
+}
+
 }  // namespace
 }  // namespace dlbridge
 
@@ -420,6 +449,14 @@ int dlb_order_streams(int32_t device_type, int32_t device_id, int64_t producer, 
     const bool done = dlbridge::OrderStreams(device, producer, consumer);
     if (ordered != nullptr) *ordered = done ? 1 : 0;
   });
+}
+
+// CPY-8: the C form of CopyTo, through Guard.
+int dlb_copy_to(const DLTensor* tensor, DLDevice target, const dlb_copy_options* options,
+                DLManagedTensorVersioned** out, int64_t* pending_stream) {
+  if (out != nullptr) *out = nullptr;
+  if (pending_stream != nullptr) *pending_stream = -1;
+  return Guard([&] { dlbridge::CopyThroughC(tensor, target, options, out, pending_stream); });
 }
 
 }  // extern "C"

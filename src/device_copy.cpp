@@ -237,7 +237,7 @@ Tensor CopyTo(const ExportPlan& plan, DLDevice target, const CopyOptions& option
                            : dst.host ? detail::CopyDirection::kDeviceToHost
                                       : detail::CopyDirection::kDeviceToDevice;
     copy(direction, Bytes(result), first, bytes, options.synchronous);
-    pending = !options.synchronous;
+    pending = !options.synchronous && gpu.runtime != GpuRuntime::kLevelZero;  // L0: complete
   } else if (src.host) {  // CPY-2: gathered on the host, then copied up
     Tensor staged = AllocateHostTensor(from.dtype, from.ndim, from.shape);
     detail::CopyHostElements(from, plan.Flags(), false, Bytes(staged), bytes);

@@ -5,8 +5,8 @@
 #include <string>
 #include <utility>
 
-#include "callback_internal.h"
 #include "dlbridge/error.h"
+#include "callback_internal.h"
 #include "error_internal.h"
 #include "ledger_internal.h"
 #include "memory_space_internal.h"

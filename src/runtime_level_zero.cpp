@@ -33,6 +33,12 @@ struct LevelZeroState : BackendState {
   decltype(&::zeDeviceGet) device_get = nullptr;
   decltype(&::zeDeviceGetSubDevices) sub_devices = nullptr;
   decltype(&::zeMemGetAllocProperties) alloc_properties = nullptr;
+  // Copies (CopyTo); optional at load, so that pointer queries work without.
+  decltype(&::zeMemAllocDevice) mem_alloc_device = nullptr;
+  decltype(&::zeMemFree) mem_free = nullptr;
+  decltype(&::zeCommandListCreateImmediate) list_create_immediate = nullptr;
+  decltype(&::zeCommandListAppendMemoryCopy) append_memory_copy = nullptr;
+  decltype(&::zeCommandListDestroy) list_destroy = nullptr;
   // GPU-10: kDLOneAPI ids index the root devices in driver order, then zeDeviceGet order;
   // filled at load.
   std::vector<ze_device_handle_t> roots;
@@ -58,6 +64,15 @@ struct LevelZeroState : BackendState {
         Symbol(handle, "zeDeviceGetSubDevices"));
     alloc_properties = reinterpret_cast<decltype(&::zeMemGetAllocProperties)>(
         Symbol(handle, "zeMemGetAllocProperties"));
+    mem_alloc_device =
+        reinterpret_cast<decltype(&::zeMemAllocDevice)>(Symbol(handle, "zeMemAllocDevice"));
+    mem_free = reinterpret_cast<decltype(&::zeMemFree)>(Symbol(handle, "zeMemFree"));
+    list_create_immediate = reinterpret_cast<decltype(&::zeCommandListCreateImmediate)>(
+        Symbol(handle, "zeCommandListCreateImmediate"));
+    append_memory_copy = reinterpret_cast<decltype(&::zeCommandListAppendMemoryCopy)>(
+        Symbol(handle, "zeCommandListAppendMemoryCopy"));
+    list_destroy =
+        reinterpret_cast<decltype(&::zeCommandListDestroy)>(Symbol(handle, "zeCommandListDestroy"));
     if (init == nullptr || driver_get == nullptr || device_get == nullptr ||
         sub_devices == nullptr || alloc_properties == nullptr) {
       SetStatus(RuntimeStatus::kFailed,
@@ -173,6 +188,71 @@ class LevelZeroBackendImpl final : public LazyBackend<LevelZeroState> {
       *error = "Level Zero: the device handle is not a device (or sub-device) of any driver";
     }
     return index;
+  }
+
+  // zeMemAllocDevice (256-byte aligned) / zeMemFree in the caller's context (see CPY-3).
+  bool Allocate(const CopyPlace& place, size_t bytes, void** pointer, std::string* error) override {
+    LevelZeroState& s = Loaded();
+    *pointer = nullptr;
+    if (!CanCopy(s, error)) return false;
+    ze_device_mem_alloc_desc_t desc{};
+    desc.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;
+    const ze_result_t r = s.mem_alloc_device(
+        Context(place), &desc, bytes, 256, static_cast<ze_device_handle_t>(place.device), pointer);
+    if (r == ZE_RESULT_SUCCESS) return true;
+    *pointer = nullptr;
+    return Failed(error, "zeMemAllocDevice", r);
+  }
+
+  bool Free(const CopyPlace& place, void* pointer, std::string* error) override {
+    LevelZeroState& s = Loaded();
+    if (!CanCopy(s, error)) return false;
+    const ze_result_t r = s.mem_free(Context(place), pointer);
+    return r == ZE_RESULT_SUCCESS || Failed(error, "zeMemFree", r);
+  }
+
+  // Level Zero has no stream values: a synchronous immediate command list of its own runs
+  // the copy, which is complete when the append returns (`stream` and `wait` are not read).
+  bool Copy(const CopyPlace& place, CopyDirection, void* to, const void* from, size_t bytes,
+            int64_t, bool, std::string* error) override {
+    LevelZeroState& s = Loaded();
+    if (!CanCopy(s, error)) return false;
+    if (bytes == 0) return true;
+    ze_command_queue_desc_t desc{};
+    desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+    desc.ordinal = 0;
+    desc.index = 0;
+    desc.mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+    desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
+    ze_command_list_handle_t list = nullptr;
+    ze_result_t r = s.list_create_immediate(
+        Context(place), static_cast<ze_device_handle_t>(place.device), &desc, &list);
+    if (r != ZE_RESULT_SUCCESS) return Failed(error, "zeCommandListCreateImmediate", r);
+    r = s.append_memory_copy(list, to, from, bytes, nullptr, 0, nullptr);
+    bool ok = r == ZE_RESULT_SUCCESS || Failed(error, "zeCommandListAppendMemoryCopy", r);
+    r = s.list_destroy(list);
+    if (r != ZE_RESULT_SUCCESS) ok = Failed(error, "zeCommandListDestroy", r);
+    return ok;
+  }
+
+ private:
+  static ze_context_handle_t Context(const CopyPlace& place) {
+    return static_cast<ze_context_handle_t>(place.context);
+  }
+  static bool Failed(std::string* error, const char* call, ze_result_t r) {
+    if (error->empty()) *error = std::string(call) + " failed: " + ResultText(r);
+    return false;
+  }
+  static bool CanCopy(const LevelZeroState& s, std::string* error) {
+    if (s.mem_alloc_device != nullptr && s.mem_free != nullptr &&
+        s.list_create_immediate != nullptr && s.append_memory_copy != nullptr &&
+        s.list_destroy != nullptr) {
+      return true;
+    }
+    *error = "Level Zero: " + s.info.library +
+             " lacks zeMemAllocDevice, zeMemFree, zeCommandListCreateImmediate, "
+             "zeCommandListAppendMemoryCopy or zeCommandListDestroy; update the loader";
+    return false;
   }
 };
 

@@ -32,12 +32,6 @@ namespace {
 constexpr bool kCudaBuilt = DLBRIDGE_TEST_WITH_CUDA != 0;
 constexpr bool kHipBuilt = DLBRIDGE_TEST_WITH_HIP != 0;
 
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 bool Aligned(const Tensor& t) { return t.descriptor.GetPointer() % 256 == 0; }
 
 const float* Floats(const Tensor& t) {
@@ -64,6 +58,12 @@ void Iota(Buffer& buf, int n) {
 
 #if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
 constexpr bool kHaveFakes = true;
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
 
 // One fake runtime, opened at the path dlbridge loads (so both share its state), made the
 // runtime's library for the test's duration.
@@ -497,3 +497,54 @@ TEST_CASE("CPY-7 without a usable runtime a copy fails with the runtime's own er
   }
   dlbridge::testing::SetRuntimeLibrary(GpuRuntime::kLevelZero, nullptr);
 }
+
+#if defined(DLBRIDGE_TEST_FAKE_LEVEL_ZERO) && defined(DLBRIDGE_TEST_FAKE_CUDA) && \
+    defined(DLBRIDGE_TEST_FAKE_HIP)
+TEST_CASE("CPY-2 Level Zero: zeMemAllocDevice and a synchronous immediate command list") {
+  if (DLBRIDGE_TEST_WITH_LEVEL_ZERO == 0) return;
+  Fake ze(GpuRuntime::kLevelZero, DLBRIDGE_TEST_FAKE_LEVEL_ZERO);
+  auto device_of = ze.Get<fake_driver_level_zero_device_fn>("fake_driver_level_zero_device");
+  auto lists = ze.Get<fake_driver_live_command_lists_fn>("fake_driver_live_command_lists");
+  int context = 0;  // any non-null handle: the fake checks only that one is given
+  CopyOptions options;
+  options.level_zero_context = &context;
+  options.level_zero_device = device_of();
+  options.synchronous = false;  // Level Zero copies complete before CopyTo returns anyway
+  dlbridge::ExportOptions handles;
+  handles.level_zero_context = &context;
+  handles.level_zero_device = device_of();
+  Buffer buf;
+  ReleaseCounter c;
+  Iota(buf, 12);
+  {
+    Tensor dev = CopyTo(HostTensor(buf, c, F32({3, 4})), {kDLOneAPI, 0}, options);
+    CHECK(std::string(dev.descriptor.GetMemorySpace()) == "level_zero");
+    CHECK(dev.device.device_type == kDLOneAPI);
+    CHECK(Aligned(dev));
+    CHECK_FALSE(dev.stream.has_value());
+    CHECK(std::memcmp(Floats(dev), buf.bytes, 48) == 0);
+    const std::string log = ze.Log();
+    CHECK(log.find("zeMemAllocDevice size=48 alignment=256 -> dev+0x0\n") != std::string::npos);
+    CHECK(log.find("zeCommandListCreateImmediate -> list\n"
+                   "zeCommandListAppendMemoryCopy dev+0x0 <- host size=48\n"
+                   "zeCommandListDestroy list\n") != std::string::npos);
+    // Down again, strided: the reachable bytes come down, the host gathers.
+    Tensor t =
+        View(dev.descriptor.GetPointer(), 48, "level_zero", {kDLOneAPI, 0}, F32({4, 3}, {1, 4}));
+    Tensor back = CopyTo(t, {kDLCPU, 0}, options, handles);
+    const float expected[] = {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11};
+    CHECK(std::memcmp(Floats(back), expected, sizeof expected) == 0);
+    // A failed append destroys its list and frees the allocation.
+    ze.fail("zeCommandListAppendMemoryCopy", 0x70000002);
+    CHECK_DLB_ERROR(CopyTo(HostTensor(buf, c, F32({3, 4})), {kDLOneAPI, 0}, options),
+                    ErrorCode::kRuntimeUnavailable,
+                    "CopyTo: zeCommandListAppendMemoryCopy failed: ze_result_t 0x70000002 "
+                    "(kDLOneAPI device 0)");
+    CHECK(ze.live_allocations() == 1);
+    CHECK(lists() == 0);
+  }
+  CHECK(ze.live_allocations() == 0);  // zeMemFree ran once, when the last hold dropped
+  CHECK(Count(ze.Log(), "zeMemFree dev+0x0\n") == 1);
+  CHECK(lists() == 0);
+}
+#endif

@@ -265,6 +265,44 @@ DLBRIDGE_API int dlb_from_dlpack(DLManagedTensor* managed, const dlb_import_opti
 DLBRIDGE_API int dlb_order_streams(int32_t device_type, int32_t device_id, int64_t producer,
                                    int64_t consumer, int* ordered);
 
+/** "No stream given" in dlb_copy_options: the runtime's default stream (CUDA 1, ROCm 0). */
+#define DLB_STREAM_DEFAULT INT64_MIN
+
+/** Options for dlb_copy_to (dlbridge::CopyOptions). Start from DLB_COPY_OPTIONS_INIT. */
+typedef struct dlb_copy_options {
+  uint32_t struct_size; /**< sizeof(dlb_copy_options). */
+  /** Non-zero: the call may return with the copy still queued (see dlb_copy_to's
+   * pending_stream); zero: it returns once the copy is complete. */
+  uint32_t asynchronous;
+  /** The stream the copy is queued on (a Python DLPack stream value of the runtime that runs
+   * it), or DLB_STREAM_DEFAULT. */
+  int64_t stream;
+  /** The stream the source's writes may still be pending on; -1: nothing pending. */
+  int64_t producer_stream;
+  void* level_zero_context; /**< ze_context_handle_t of Level Zero memory (NULL: registered). */
+  void* level_zero_device;  /**< ze_device_handle_t of Level Zero memory (NULL: registered). */
+} dlb_copy_options;
+
+/** The default copy options, struct_size set. */
+#define DLB_COPY_OPTIONS_INIT \
+  { sizeof(dlb_copy_options), 0, DLB_STREAM_DEFAULT, -1, NULL, NULL }
+
+/** Copies (dlbridge::CopyTo; spec/copies.md) the elements `tensor` describes into new
+ * memory on `target` (kDLCPU device 0, kDLCUDA, kDLROCM, kDLOneAPI): host to GPU, GPU to host
+ * or on one GPU, through the runtime, any strides and dtypes (sub-byte packed). `tensor` is
+ * borrowed: it is read, never changed or freed (NULL strides: C-contiguous); its memory must
+ * stay valid until the call returns (and, for a pending copy, until the copy completes).
+ * On success: *out is a new C-contiguous versioned tensor (byte_offset 0, flags 0, data
+ * 256-byte aligned) that owns the copy: the consumer calls (*out)->deleter(*out) exactly once,
+ * on any thread, which frees the memory (GPU memory through its runtime). *pending_stream
+ * (when not NULL) is the stream the copy is still queued on, or -1 when it is complete.
+ * On failure: *out is NULL, *pending_stream -1, nothing is allocated or kept, and
+ * dlb_last_error() names the runtime call that failed (DLB_ERR_RUNTIME_UNAVAILABLE), or the
+ * field that was wrong. */
+DLBRIDGE_API int dlb_copy_to(const DLTensor* tensor, DLDevice target,
+                             const dlb_copy_options* options, DLManagedTensorVersioned** out,
+                             int64_t* pending_stream);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -53,10 +53,12 @@ DLBRIDGE_API void CheckStreamValue(DLDevice device, int64_t stream, const char* 
 /// Makes work queued later on stream `consumer` wait for the work queued so far on stream
 /// `producer`, both streams of `device` given as Python DLPack stream values (CheckStreamValue).
 /// CUDA (kDLCUDA, kDLCUDAHost, kDLCUDAManaged): with the primary context of
-/// device.device_id current, an event created with timing disabled is recorded on `producer`,
-/// `consumer` waits on it, and the event is destroyed (the wait keeps its effect); ROCm
-/// (kDLROCM, kDLROCMHost): the same with HIP, device.device_id selected and the caller's
-/// device restored. The calls return at once: nothing is waited for on the host.
+/// device.device_id current, an event with timing disabled is recorded on `producer`, and
+/// `consumer` waits on it; ROCm (kDLROCM, kDLROCMHost): the same with HIP, device.device_id
+/// selected and the caller's device restored. The event comes from a small per-device pool and
+/// goes back to it once the wait is queued (the wait keeps its effect), so a steady stream of
+/// exchanges creates no events; the pools are emptied at library unload (CUDA) and start empty
+/// in a forked child. The calls return at once: nothing is waited for on the host.
 /// Returns true when it ordered; false when nothing was needed, without loading any runtime:
 /// `consumer` or `producer` -1, `producer` == `consumer`, or a device type without streams
 /// (kDLCPU and every other non-CUDA, non-ROCm type; their values are not checked).
@@ -64,9 +66,9 @@ DLBRIDGE_API void CheckStreamValue(DLDevice device, int64_t stream, const char* 
 /// "consumer"); kRuntimeUnavailable, kStubLibrary, kNoDevice or kRuntimeNotInitialized when
 /// ordering is needed and the runtime cannot be used (not built, not installed, ...); and
 /// kRuntimeUnavailable when a driver call fails, naming the call, the driver's error and the
-/// device. On every failure the event it created is destroyed and the context / device it
-/// changed is restored (unless that very call is the one that failed), so nothing leaks; the
-/// ordering is then not to be relied on.
+/// device. On every failure the event it took and did not wait on is destroyed and the context /
+/// device it changed is restored (unless that very call is the one that failed), so nothing leaks;
+/// the ordering is then not to be relied on.
 DLBRIDGE_API bool OrderStreams(DLDevice device, int64_t producer, int64_t consumer);
 
 }  // namespace dlbridge

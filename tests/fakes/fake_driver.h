@@ -29,6 +29,11 @@ typedef int (*fake_driver_live_events_fn)(void);
  * range, 256-byte aligned; the copy calls (cuMemcpy*Async, hipMemcpyAsync) copy host memory
  * and log device addresses as offsets into the range ("dev+0x100"), host ones as "host". */
 typedef int (*fake_driver_live_allocations_fn)(void);
+/* Events created since the last reset (bench/: event creations per exchange). */
+typedef long (*fake_driver_events_created_fn)(void);
+/* 1: calls are still counted and can still fail, but not logged (a benchmark's millions of
+ * calls would grow the log without bound); 0: logged again. Reset sets 0. */
+typedef void (*fake_driver_quiet_fn)(int quiet);
 /* The start of the 1 MiB range the fake's pointer queries report as device memory of
  * device 0 (fake_driver_device_bytes: its size). */
 typedef void* (*fake_driver_device_base_fn)(void);
@@ -38,6 +43,10 @@ typedef int (*fake_driver_context_depth_fn)(void);
 typedef int (*fake_driver_retained_contexts_fn)(void);
 /* HIP only: this thread's current device. */
 typedef int (*fake_driver_current_device_fn)(void);
+/* Level Zero only (fake_level_zero.c: libdlbridge_fake_level_zero.so): the one device's
+ * handle; immediate command lists created and not destroyed. */
+typedef void* (*fake_driver_level_zero_device_fn)(void);
+typedef int (*fake_driver_live_command_lists_fn)(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -28,6 +28,8 @@ static char* fake_log_copy = NULL;                 /* what fake_driver_log last 
 static unsigned char fake_events[FAKE_MAX_EVENTS]; /* 1: created, not destroyed */
 static int fake_next_event = 0;
 static int fake_live_events = 0;
+static long fake_events_created = 0; /* since the last reset */
+static int fake_quiet = 0;           /* 1: calls are counted, not logged (benchmarks) */
 static struct {
   char name[64];
   int status;
@@ -40,6 +42,7 @@ static void FakeUnlock(void) { pthread_mutex_unlock(&fake_mutex); }
 
 /* Appends one line (caller holds the lock). */
 static void FakeLog(const char* format, ...) {
+  if (fake_quiet) return;
   char line[256];
   va_list args;
   va_start(args, format);
@@ -100,6 +103,7 @@ static int FakeNewEvent(void) {
   const int id = ++fake_next_event;
   fake_events[id] = 1;
   ++fake_live_events;
+  ++fake_events_created;
   return id;
 }
 static void FakeDestroyEvent(int id) {
@@ -185,6 +189,8 @@ static void FakeResetCommon(void) {
   memset(fake_failures, 0, sizeof fake_failures);
   memset(fake_blocks, 0, sizeof fake_blocks);
   fake_live_allocations = 0;
+  fake_events_created = 0;
+  fake_quiet = 0;
 }
 
 static const char* FakeLogCopy(void) {
@@ -221,6 +227,17 @@ static const char* FakeLogCopy(void) {
     const int n = fake_live_allocations;                                                \
     FakeUnlock();                                                                       \
     return n;                                                                           \
+  }                                                                                     \
+  FAKE_EXPORT long fake_driver_events_created(void) {                                   \
+    FakeLock();                                                                         \
+    const long n = fake_events_created;                                                 \
+    FakeUnlock();                                                                       \
+    return n;                                                                           \
+  }                                                                                     \
+  FAKE_EXPORT void fake_driver_quiet(int quiet) {                                       \
+    FakeLock();                                                                         \
+    fake_quiet = quiet;                                                                 \
+    FakeUnlock();                                                                       \
   }                                                                                     \
   FAKE_EXPORT void* fake_driver_device_base(void) { return (void*)fake_device_memory; } \
   FAKE_EXPORT size_t fake_driver_device_bytes(void) { return FAKE_DEVICE_BYTES; }

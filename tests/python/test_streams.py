@@ -166,14 +166,14 @@ class OrderedExports(unittest.TestCase):
                     self.assertEqual(wait[0], "wait")
                     self.assertEqual(wait[2], waited_on)
                     self.assertEqual(wait[1], record[1])
-                # OrderStreams takes its event from the device's pool and puts it back (STR-10):
-                # at most one creation per export (reset() makes the fake forget the pooled
-                # one, which is then replaced), none destroyed, one event left in the pool.
-                self.assertIn(len(got["creates"]), (1, 2))
+                # STR-10: the versioned export's event goes back to the pool and the legacy
+                # export reuses it; at most one is made (reset() made the pooled one stale).
+                self.assertLessEqual(len(got["creates"]), 1)
                 for create in got["creates"]:
                     if create[3] is not None:  # CU_EVENT_DISABLE_TIMING / hipEventDisableTiming
                         self.assertTrue(create[3] & 0x2, create)
-                self.assertEqual(got["live"], 1)
+                self.assertEqual(len(got["destroys"]), 0)
+                self.assertEqual(got["live"], 1)  # kept in the pool for the next exchange
         self.assertEqual(result["releases"], 1)
 
     def test_py58_ordered_export_records_on_the_producer_and_waits_on_the_consumer(self):
@@ -315,7 +315,7 @@ class FailedOrdering(unittest.TestCase):
                 self.assertEqual(releases, 0)
         ordering, live = result["after"]
         self.assertEqual([o[0] for o in ordering], ["record", "wait"])
-        self.assertEqual(live, 1)  # the event went back to the device's pool (STR-10)
+        self.assertEqual(live, 1)  # the event is pooled for the next exchange (STR-10)
         self.assertIsNone(result["moved_stream"])  # a new Tensor states its own stream
         self.assertEqual(result["before_last"], 0)
         self.assertEqual(result["releases"], 1)
