@@ -7,8 +7,10 @@ from typing import Any, ClassVar, Sequence, SupportsIndex, Tuple, Union, final
 # A dtype name ("int8".."uint64", "float16/32/64", "bfloat16", "complex64/128", "bool"),
 # (code, bits) / (code, bits, lanes), or a NumPy dtype / scalar type or torch dtype of a name.
 _Dtype = Union[str, Tuple[int, int], Tuple[int, int, int], Any]
-# (device_type, device_id): ints, objects with __index__, or enum members with int values.
-_Device = Tuple[Union[SupportsIndex, Enum], SupportsIndex]
+# A device (see PY-64): (device_type, device_id) of ints, objects with __index__, or enum members
+# with int values; a name: "cpu", "cuda", "cuda:N", "rocm", "rocm:N", "hip", "hip:N"; or a
+# torch.device (any object with a str `.type` among those names and an int-or-None `.index`).
+_Device = Union[Tuple[Union[SupportsIndex, Enum], SupportsIndex], str, Any]
 
 __version__: str
 DLPACK_VERSION: Tuple[int, int]

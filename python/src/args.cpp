@@ -127,6 +127,112 @@ bool ToIntPairSlow(PyObject* value, const char* what, int64_t* first, int64_t* s
 
 namespace {
 
+// PY-64: the device names users type, each by the memory space whose device it names; the
+// device type is the device table's (DefaultDeviceType: the type the space exports as), so
+// "rocm" and "hip" (ROCm's runtime, dlbridge's "hip" space) both name ROCm's. A name without
+// ":N" means ordinal 0 (dlbridge keeps no current device).
+struct DeviceName {
+  const char* name;
+  dlbridge::MemorySpace space;
+};
+constexpr DeviceName kDeviceNames[] = {{"cpu", dlbridge::MemorySpace::kHost},
+                                       {"cuda", dlbridge::MemorySpace::kCuda},
+                                       {"rocm", dlbridge::MemorySpace::kHip},
+                                       {"hip", dlbridge::MemorySpace::kHip}};
+constexpr const char* kDeviceForms =
+    "'cpu', 'cuda', 'cuda:N', 'rocm', 'rocm:N', 'hip', 'hip:N' (N a device ordinal; no ':N' "
+    "means 0), a torch.device, or a (device_type, device_id) pair of integers such as "
+    "(kDLCUDA, 0) = (2, 0)";
+
+// A device name and an optional ordinal ("cuda", "cuda:1"; `index` None or an int for a
+// torch.device's .index). False with the exception set, naming `given` (the argument).
+bool NamedDevice(std::string_view text, PyObject* index, const char* what, PyObject* given,
+                 DLDevice* out) {
+  std::string_view name = text;
+  long long ordinal = 0;
+  bool bad = false;
+  const size_t colon = text.find(':');
+  if (colon != std::string_view::npos) {
+    name = text.substr(0, colon);
+    const std::string_view digits = text.substr(colon + 1);
+    bad = digits.empty() || digits.size() > 10;
+    for (char c : digits) bad = bad || c < '0' || c > '9';
+    if (!bad) ordinal = std::stoll(std::string(digits));
+  }
+  if (index != nullptr && index != Py_None) {
+    if (!PyLong_Check(index)) {
+      PyErr_Format(PyExc_TypeError, "%s: %.100R has an .index that is not an int or None", what,
+                   given);
+      return false;
+    }
+    ordinal = PyLong_AsLongLong(index);
+    if (ordinal == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      bad = true;
+    }
+  }
+  const DeviceName* found = nullptr;
+  for (const DeviceName& row : kDeviceNames) {
+    if (name == row.name) found = &row;
+  }
+  const DLDeviceType type =
+      found != nullptr ? dlbridge::DefaultDeviceType(found->space) : DLDeviceType{};
+  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(type);
+  if (found == nullptr || bad || ordinal < 0 || ordinal > INT32_MAX ||
+      (row != nullptr && row->id_is_zero && ordinal != 0)) {
+    PyErr_Format(PyExc_ValueError, "%s: %.100R is not a device dlbridge knows; pass %s", what,
+                 given, kDeviceForms);
+    return false;
+  }
+  *out = DLDevice{type, static_cast<int32_t>(ordinal)};
+  return true;
+}
+
+}  // namespace
+
+// PY-64: every device argument of the module is read here (ToDevice's slow path).
+bool ToDeviceSlow(PyObject* value, const char* what, DLDevice* out) {
+  if (PyUnicode_Check(value)) {
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(value, &size);
+    if (text == nullptr) return false;
+    return NamedDevice(std::string_view(text, static_cast<size_t>(size)), nullptr, what, value,
+                       out);
+  }
+  if (!PyTuple_Check(value)) {
+    // A torch.device (duck-typed, torch is never imported): a str .type and an .index.
+    PyObject* type = PyObject_GetAttrString(value, "type");
+    if (type == nullptr) PyErr_Clear();
+    PyObject* index = type != nullptr ? PyObject_GetAttrString(value, "index") : nullptr;
+    if (type != nullptr && index == nullptr) PyErr_Clear();
+    if (type != nullptr && index != nullptr && PyUnicode_Check(type)) {
+      const char* name = PyUnicode_AsUTF8(type);
+      const bool ok = name != nullptr && NamedDevice(name, index, what, value, out);
+      Py_DECREF(type);
+      Py_DECREF(index);
+      return ok;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(index);
+    PyErr_Format(PyExc_TypeError, "%s must be a device: %s; not %.100R", what, kDeviceForms, value);
+    return false;
+  }
+  int64_t type = 0;
+  int64_t id = 0;
+  if (!ToIntPair(value, what, &type, &id)) return false;
+  if (type < 0 || type > INT32_MAX || id < INT32_MIN || id > INT32_MAX) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s %R is out of range; it is (device_type, device_id) with 32-bit values, "
+                 "e.g. (kDLCPU, 0) = (1, 0)",
+                 what, value);
+    return false;
+  }
+  *out = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
+  return true;
+}
+
+namespace {
+
 // The name ParseDtype reads for a NumPy dtype or scalar type (np.dtype("int16"), np.float32)
 // or a torch dtype (torch.float32), or an empty string when `value` is none of them. NumPy and
 // torch are not imported here: an object of theirs exists only when they are loaded.

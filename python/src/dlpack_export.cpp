@@ -44,10 +44,6 @@ Managed* ExportSelf(PyObject* object) {
   return m;
 }
 
-// The no-op release of CopyPlanToHost's host view: the view borrows the tensor's memory for
-// the copy's duration only (the tensor keeps the real hold), yet counts as held.
-void BorrowedForCopy(void*) noexcept {}
-
 // PY-9: the array API's stream rules for the device the consumer will use: the core's
 // CheckStreamValue (see STR-1), ValueError on refusal. *value is the stream when not None.
 bool CheckStream(PyObject* stream, DLDevice device, int64_t* value) {
@@ -98,16 +94,8 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   // dl_device is read before the plan is taken: its items' __index__ (user code) may change
   // the tensor, which prepares its plans again (Invalidate) and would leave `plan` dangling.
   DLDevice asked{};
-  if (dlDevice != Py_None) {
-    int64_t type = 0;
-    int64_t id = 0;
-    if (!ToIntPair(dlDevice, "__dlpack__: dl_device", &type, &id)) return nullptr;
-    asked.device_type = static_cast<DLDeviceType>(type);
-    asked.device_id = static_cast<int32_t>(id);
-    if (type != asked.device_type || id != asked.device_id) {
-      PyErr_SetString(PyExc_BufferError, "__dlpack__: dl_device is out of range");
-      return nullptr;
-    }
+  if (dlDevice != Py_None && !ToDevice(dlDevice, "__dlpack__: dl_device", &asked)) {
+    return nullptr;  // see PY-64
   }
   const dlbridge::Tensor& t = AsTensor(self)->t;
   const dlbridge::ExportPlan* plan = nullptr;  // the core's checks and device, for any kind
@@ -117,39 +105,35 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   const DLDevice source = plan->Device();
   const DLDevice target = dlDevice != Py_None ? asked : source;
   // PY-10: dl_device and copy. Host-accessible memory (pinned, managed) is one memory with the
-  // host: to (kDLCPU, 0) it is the same bytes, exported as kDLCPU; only copy=True copies.
-  const bool needCopy = copy == Py_True;
-  bool asHost = false;  // a zero-copy export relabelled (kDLCPU, 0)
-  if (target.device_type != source.device_type || target.device_id != source.device_id) {
-    if (!(target.device_type == kDLCPU && target.device_id == 0 &&
-          dlbridge::IsHostAccessible(source.device_type))) {  // see DEV-5
-      PyErr_Format(PyExc_BufferError,
-                   "__dlpack__: cannot export %s memory (device (%d, %d)) to dl_device (%d, %d); "
-                   "dlbridge exports to its own device, or host-accessible memory (%s) to "
-                   "(kDLCPU, 0)",
-                   t.descriptor.GetMemorySpace(), static_cast<int>(source.device_type),
-                   static_cast<int>(source.device_id), static_cast<int>(target.device_type),
-                   static_cast<int>(target.device_id), HostAccessibleTypeNames());
-      return nullptr;
-    }
-    asHost = !needCopy;
-  }
-  if (needCopy && target.device_type != kDLCPU) {
+  // host: to (kDLCPU, 0) it is the same bytes, exported as kDLCPU. Any other device is reached
+  // by a copy (see PY-65), which copy=False refuses; copy=True always copies.
+  const bool sameDevice =
+      target.device_type == source.device_type && target.device_id == source.device_id;
+  // (out of line: asked only when the device changes, off the hot path of own-device exports)
+  const bool hostView = !sameDevice && ReachesHostWithoutCopy(t, source, target);
+  const bool needCopy = copy == Py_True || (!sameDevice && !hostView);
+  if (needCopy && copy == Py_False) {
     PyErr_Format(PyExc_BufferError,
-                 "__dlpack__: copy=True for device (%d, %d): dlbridge copies only into kDLCPU "
-                 "memory (pass dl_device=(1, 0) for host-accessible data)",
-                 static_cast<int>(target.device_type), static_cast<int>(target.device_id));
+                 "__dlpack__: copy=False, but dl_device (%d, %d) needs a copy of this %s memory "
+                 "on device (%d, %d): only host-accessible memory (%s) reaches (kDLCPU, 0) "
+                 "without one; pass copy=None to allow the copy",
+                 static_cast<int>(target.device_type), static_cast<int>(target.device_id),
+                 t.descriptor.GetMemorySpace(), static_cast<int>(source.device_type),
+                 static_cast<int>(source.device_id), HostAccessibleTypeNames());
     return nullptr;
   }
   int64_t consumer = 0;
   if (!CheckStream(stream, target, &consumer)) return nullptr;
-  if (!OrderExport(t, source, target, stream, consumer)) return nullptr;  // before any emission
+  // A copy is ordered after the tensor's pending writes by the copy itself (see PY-65); only a
+  // zero-copy export orders the consumer's stream here, before any emission.
+  if (!needCopy && !OrderExport(t, source, target, stream, consumer)) return nullptr;
   // The capsules are python.h's ToCapsule (see PYH-2): its one destructor deletes only an
   // unconsumed capsule (see PY-13); a capsule that cannot be made runs the deleter at once.
   using dlbridge::python::ToCapsule;
   DLB_TRY
   if (needCopy) {
-    dlbridge::Tensor copied = CopyPlanToHost(t, *plan);
+    dlbridge::Tensor copied = CopyPlanTo(
+        t, *plan, target, stream == Py_None ? std::nullopt : std::optional<int64_t>(consumer));
     if (versioned) {
       DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(copied));
       m->flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
@@ -159,31 +143,13 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   }
   if (versioned) {
     DLManagedTensorVersioned* m = ExportSelf<DLManagedTensorVersioned>(self);
-    if (asHost) m->dl_tensor.device = DLDevice{kDLCPU, 0};
+    if (hostView) m->dl_tensor.device = DLDevice{kDLCPU, 0};
     return ToCapsule(m);
   }
   DLManagedTensor* m = ExportSelf<DLManagedTensor>(self);
-  if (asHost) m->dl_tensor.device = DLDevice{kDLCPU, 0};
+  if (hostView) m->dl_tensor.device = DLDevice{kDLCPU, 0};
   return ToCapsule(m);
   DLB_CATCH(nullptr)
-}
-
-dlbridge::Tensor CopyPlanToHost(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan) {
-  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(plan.Device().device_type);
-  if (row == nullptr || row->host_addressable || !row->host_accessible) {
-    return dlbridge::CopyToHost(plan);  // the core's copy, and its refusal of device memory
-  }
-  // Managed memory: the core reads host memory only, so it copies a host view of the same
-  // bytes (the same layout, checked again as an export).
-  dlbridge::Tensor view;
-  view.descriptor.Set(source.descriptor.GetPointer(), source.descriptor.GetSizeInBytes(), "host");
-  view.descriptor.SetRelease(&BorrowedForCopy, nullptr);
-  view.layout = source.layout;
-  view.device = DLDevice{kDLCPU, 0};
-  // The bits that say how to read the elements stay (padded sub-byte); IS_COPIED does not.
-  view.flags =
-      source.flags & (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
-  return dlbridge::CopyToHost(view);
 }
 
 DLManagedTensorVersioned* ExportVersioned(PyObject* tensor) {

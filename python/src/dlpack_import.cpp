@@ -127,18 +127,10 @@ bool ParseRequest(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Re
     return false;
   }
   if (device == Py_None) return true;
-  int64_t type = 0;
-  int64_t id = 0;
-  if (!ToIntPair(device, "from_dlpack: device", &type, &id)) return false;
-  if (!FitsDLDevice(type, id)) {
-    PyErr_Format(PyExc_ValueError,
-                 "from_dlpack: device %R is out of range; it is (device_type, device_id) with "
-                 "32-bit values, e.g. (kDLCPU, 0) = (1, 0)",
-                 device);
-    return false;
-  }
-  request->want = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
-  request->device = Py_BuildValue("(LL)", static_cast<long long>(type), static_cast<long long>(id));
+  // see PY-64: the producer is given the (type, id) ints whatever spelling was passed here
+  if (!ToDevice(device, "from_dlpack: device", &request->want)) return false;
+  request->device = Py_BuildValue("(ii)", static_cast<int>(request->want.device_type),
+                                  static_cast<int>(request->want.device_id));
   return request->device != nullptr;
 }
 
@@ -210,14 +202,10 @@ PyObject* CallDlpack(PyObject* obj, const Request& request, PyObject* stream, bo
   return false;
 }
 
-// (see PY-59) The device the consumer will use: `device=` when given, else the producer's
-// __dlpack_device__() (*known false for a producer without one).
-bool ConsumerDevice(PyObject* obj, const Request& request, DLDevice* device, bool* known) {
-  *known = request.device != Py_None;
-  if (*known) {
-    *device = request.want;
-    return true;
-  }
+// (see PY-59) The device the producer's data are on: its __dlpack_device__() (*known false for
+// a producer without one).
+bool ProducerDevice(PyObject* obj, DLDevice* device, bool* known) {
+  *known = false;
   PyObject* self[1] = {obj};
   PyObject* answer = PyObject_VectorcallMethod(g_str_dlpack_device, self, 1, nullptr);
   if (answer == nullptr) {
@@ -255,54 +243,50 @@ PyObject* NoProducerOr(PyTypeObject* type) {
   return nullptr;
 }
 
-// PY-34, PY-35: the imported tensor made what was asked for. A device other than the
-// tensor's is reached only by host-accessible memory going to (kDLCPU, 0), without a copy
-// (the same bytes, now described as host memory); copy=True that the producer did not take is
-// a copy made here (the core's CopyToHost). Consumes `result` on failure.
-PyObject* Conform(PyObject* result, const Request& request, bool honoured) {
+// PY-34, PY-35, PY-66: the imported tensor made what was asked for. Host-accessible memory
+// asked for on (kDLCPU, 0) becomes host memory without a copy (the same bytes, now described
+// as host memory); any other device than the data's is reached by a copy made here (see PY-65,
+// CopyPlanTo: the core's CopyTo across devices), and so is copy=True that the producer did not
+// take; copy=False refuses a copy. `consumer`: the stream the copy is for (see PY-59). Consumes
+// `result` on failure.
+PyObject* Conform(PyObject* result, const Request& request, bool honoured,
+                  std::optional<int64_t> consumer) {
   dlbridge::Tensor& t = AsTensor(result)->t;
-  if (request.device != Py_None) {
-    const DLDevice have = t.device;
-    if (have.device_type != request.want.device_type || have.device_id != request.want.device_id) {
-      if (!(request.want.device_type == kDLCPU && request.want.device_id == 0 &&
-            dlbridge::IsHostAccessible(have.device_type))) {  // see DEV-5
-        PyErr_Format(PyExc_BufferError,
-                     "from_dlpack: the data is on device (%d, %d) and device=(%d, %d) was asked "
-                     "for; dlbridge moves only host-accessible memory (%s), and only to "
-                     "(kDLCPU, 0)",
-                     static_cast<int>(have.device_type), static_cast<int>(have.device_id),
-                     static_cast<int>(request.want.device_type),
-                     static_cast<int>(request.want.device_id), HostAccessibleTypeNames());
-        Py_DECREF(result);
-        return nullptr;
-      }
+  const DLDevice have = t.device;
+  const DLDevice target = request.device != Py_None ? request.want : have;
+  const bool sameDevice =
+      have.device_type == target.device_type && have.device_id == target.device_id;
+  const bool hostView = !sameDevice && ReachesHostWithoutCopy(t, have, target);  // see PY-35
+  const bool needCopy = (!sameDevice && !hostView) || (request.copy == Py_True && !honoured);
+  if (!needCopy) {
+    if (hostView) {
       t.device = DLDevice{kDLCPU, 0};
       t.descriptor.SetMemorySpace(dlbridge::MemorySpace::kHost);
     }
+    return result;
   }
-  if (request.copy == Py_True && !honoured) {
-    // dlbridge copies only into host memory; with device=None the copy must stay on the data's
-    // device (array API), so only data already described as kDLCPU is copied here.
-    if (t.device.device_type != kDLCPU) {
-      PyErr_Format(PyExc_BufferError,
-                   "from_dlpack: copy=True of data on device (%d, %d): dlbridge copies only into "
-                   "kDLCPU memory; pass device=(1, 0) as well for host-accessible data",
-                   static_cast<int>(t.device.device_type), static_cast<int>(t.device.device_id));
-      Py_DECREF(result);
-      return nullptr;
-    }
-    DLB_TRY
-    // A one-shot copy made while the producer's memory is valid: the hold rule of exports
-    // (see PY-54) does not apply to it, as it does not to the core's CopyToHost.
-    dlbridge::ExportOptions options;
-    options.allow_unowned = true;
-    const dlbridge::ExportPlan plan(t, dlbridge::ExportKind::kVersioned, options);
-    dlbridge::Tensor copied = CopyPlanToHost(t, plan);
-    copied.flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
-    Invalidate(AsTensor(result));
-    t = std::move(copied);  // the producer's tensor is released here
-    DLB_CATCH((Py_DECREF(result), nullptr))
+  if (request.copy == Py_False) {
+    PyErr_Format(PyExc_BufferError,
+                 "from_dlpack: copy=False, but the data is on device (%d, %d) and device=(%d, "
+                 "%d) was asked for, which needs a copy: only host-accessible memory (%s) "
+                 "reaches (kDLCPU, 0) without one; pass copy=None to allow the copy",
+                 static_cast<int>(have.device_type), static_cast<int>(have.device_id),
+                 static_cast<int>(target.device_type), static_cast<int>(target.device_id),
+                 HostAccessibleTypeNames());
+    Py_DECREF(result);
+    return nullptr;
   }
+  DLB_TRY
+  // A one-shot copy made while the producer's memory is valid: the hold rule of exports
+  // (see PY-54) does not apply to it, as it does not to the core's copies.
+  dlbridge::ExportOptions options;
+  options.allow_unowned = true;
+  const dlbridge::ExportPlan plan(t, dlbridge::ExportKind::kVersioned, options);
+  dlbridge::Tensor copied = CopyPlanTo(t, plan, target, consumer);
+  copied.flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+  Invalidate(AsTensor(result));
+  t = std::move(copied);  // the producer's tensor is released here
+  DLB_CATCH((Py_DECREF(result), nullptr))
   return result;
 }
 
@@ -332,14 +316,17 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     }
     PyObject* result = ImportCapsule(obj);
     if (result == nullptr || plain) return result;
-    return Conform(result, request, false);
+    return Conform(result, request, false, std::nullopt);
   }
   PyTypeObject* type = Py_TYPE(obj);
-  DLDevice consumer{};
-  bool known = false;
+  DLDevice own{};  // the producer's device, when it says
+  bool ownKnown = false;
+  if (!ProducerDevice(obj, &own, &ownKnown)) return NoProducerOr(type);
+  // (see PY-59) The device the consumer will use: device= when given, else the producer's.
+  const DLDevice consumer = request.device != Py_None ? request.want : own;
+  const bool known = request.device != Py_None || ownKnown;
   bool passStream = false;
   int64_t streamValue = 0;
-  if (!ConsumerDevice(obj, request, &consumer, &known)) return NoProducerOr(type);
   if (known && !ImportStream(request.stream, consumer, &passStream, &streamValue)) return nullptr;
   if (!known && request.stream != Py_None) {
     if (TypeLacks(type, g_str_dlpack)) return NoProducerOr(type);
@@ -349,6 +336,15 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
                  type->tp_name);
     return nullptr;
   }
+  // A copy made here for the consumer is queued on that stream (see PY-65).
+  const std::optional<int64_t> copyStream =
+      passStream ? std::optional<int64_t>(streamValue) : std::nullopt;
+  // PY-66: data on a device without streams (the host) have nothing pending on one: the
+  // producer gets no stream, whatever device the consumer asked for.
+  if (ownKnown && !dlbridge::OrdersStreams(dlbridge::StreamFamilyOf(own.device_type))) {
+    passStream = false;
+  }
+  DLDevice streamDevice = consumer;  // the device the passed stream is of
   PyObject* streamObject = nullptr;
   if (passStream) {
     streamObject = PyLong_FromLongLong(streamValue);
@@ -357,6 +353,20 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   bool honoured = false;
   PyObject* capsule = CallDlpack(obj, request, streamObject, &honoured);
   Py_XDECREF(streamObject);
+  if (capsule == nullptr && !plain && ownKnown && PyErr_ExceptionMatches(PyExc_BufferError) &&
+      !TypeLacks(type, g_str_dlpack)) {
+    // PY-66: the producer refused dl_device or copy: its own data, with the stream of its own
+    // device (the default, see PY-59), and the request is met here.
+    PyErr_Clear();
+    passStream = false;
+    if (!ImportStream(Py_None, own, &passStream, &streamValue)) return nullptr;
+    streamObject = passStream ? PyLong_FromLongLong(streamValue) : nullptr;
+    if (passStream && streamObject == nullptr) return nullptr;
+    streamDevice = own;
+    bool unused = false;
+    capsule = CallDlpack(obj, Request{}, streamObject, &unused);
+    Py_XDECREF(streamObject);
+  }
   // (A C producer's result with an exception set never arrives here: CPython's call turns it
   // into SystemError and a NULL result.)
   if (capsule == nullptr) return NoProducerOr(type);
@@ -371,17 +381,18 @@ PyObject* FromDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
   }
   Py_DECREF(capsule);
   if (result == nullptr) return result;
-  // (see PY-59) The producer ordered its work before the stream passed; later exports order
-  // after it. -1 ordered nothing, and data not on a CUDA/ROCm device has no stream.
+  // (see PY-59) The producer ordered its work before the stream passed; later exports (and a
+  // copy made here) order after it. -1 ordered nothing, and data not on a CUDA/ROCm device has
+  // no stream.
   dlbridge::Tensor& imported = AsTensor(result)->t;
   if (passStream && streamValue != -1 &&
-      dlbridge::OrdersStreams(dlbridge::StreamFamilyOf(consumer.device_type)) &&
+      dlbridge::OrdersStreams(dlbridge::StreamFamilyOf(streamDevice.device_type)) &&
       dlbridge::StreamFamilyOf(imported.device.device_type) ==
-          dlbridge::StreamFamilyOf(consumer.device_type)) {
+          dlbridge::StreamFamilyOf(streamDevice.device_type)) {
     imported.stream = streamValue;
   }
   if (plain) return result;
-  return Conform(result, request, honoured);
+  return Conform(result, request, honoured, copyStream);
 }
 
 }  // namespace dlbpy

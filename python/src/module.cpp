@@ -50,10 +50,12 @@ PyMethodDef kModuleMethods[] = {
     {"from_dlpack", DLB_METH(FromDlpack), METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack($module, x, /, *, device=None, copy=None, stream=None)\n--\n\n"
      "-> dlbridge.Tensor: imports any DLPack producer through its __dlpack__(max_version=(1, "
-     "N), dl_device=device, copy=copy) (retried without the keywords on TypeError, the request "
-     "then met here), or an unconsumed 'dltensor'/'dltensor_versioned' capsule. device: "
-     "(device_type, device_id); host-accessible memory (pinned, managed) reaches (kDLCPU, 0) "
-     "without a copy. copy=True always copies, copy=False never does (BufferError). stream: "
+     "N), dl_device=device, copy=copy) (retried without the keywords on TypeError or "
+     "BufferError, the request then met here by a copy), or an unconsumed "
+     "'dltensor'/'dltensor_versioned' capsule. device: (device_type, device_id), 'cpu', "
+     "'cuda[:N]', 'rocm[:N]', 'hip[:N]' or a torch.device; host-accessible memory (pinned, "
+     "managed) reaches (kDLCPU, 0) without a copy, other devices by a copy. copy=True always "
+     "copies, copy=False never does (BufferError). stream: "
      "passed to CUDA/ROCm producers (default: current_stream(device)), recorded as the "
      "tensor's stream."},
     {"current_stream", DLB_METH(PyCurrentStream), METH_O,

@@ -15,6 +15,8 @@
 //   tensor_type.cpp       dlbridge.Tensor: construction, attributes, __dlpack_device__, its
 //                         export plans
 //   dlpack_export.cpp     __dlpack__, stream rules, capsules (hot: one translation unit)
+//   copies.cpp            the copies of __dlpack__ and from_dlpack: the core's CopyTo, with
+//                         their streams
 //   dlpack_import.cpp     dlbridge.from_dlpack (through __dlpack__ only, with device/copy),
 //                         capsule import, legacy producers (hot: one translation unit)
 //   exchange_api.cpp      the DLPack 1.3 C exchange table published on dlbridge.Tensor
@@ -54,6 +56,7 @@
 #include <utility>
 #include <vector>
 
+#include "dlbridge/device_copy.h"
 #include "dlbridge/dlbridge.h"
 #include "dlbridge/python.h"
 
@@ -232,6 +235,31 @@ inline bool ToIntPair(PyObject* value, const char* what, int64_t* first, int64_t
   return ToIntPairSlow(value, what, first, second);
 }
 
+// A device argument (see PY-64: dl_device, device=, Tensor(device=), current_stream's device): a
+// (device_type, device_id) pair of integers (see PY-43), or a spelling users type: "cpu", "cuda",
+// "cuda:N", "rocm"/"hip" (kDLROCM), "rocm:N"/"hip:N", or a torch.device-like object (a str
+// `.type` among those names and an int-or-None `.index`). The one place devices are read.
+// TypeError for an argument of no such form, ValueError for an unknown name or values outside
+// a DLDevice (type in 0..INT32_MAX, id in int32), each naming `what`, the value and the forms.
+bool ToDeviceSlow(PyObject* value, const char* what, DLDevice* out);
+
+// ToDeviceSlow's fast path, inline for __dlpack__(dl_device=...): a tuple of two exact ints.
+inline bool ToDevice(PyObject* value, const char* what, DLDevice* out) {
+  if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 2 &&
+      PyLong_CheckExact(PyTuple_GET_ITEM(value, 0)) &&
+      PyLong_CheckExact(PyTuple_GET_ITEM(value, 1))) {
+    int overflow = 0;
+    const long long type = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(value, 0), &overflow);
+    const long long id =
+        overflow == 0 ? PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(value, 1), &overflow) : 0;
+    if (overflow == 0 && type >= 0 && type <= INT32_MAX && id >= INT32_MIN && id <= INT32_MAX) {
+      *out = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
+      return true;
+    }
+  }
+  return ToDeviceSlow(value, what, out);
+}
+
 // ---- dlbridge.MemoryDescriptor (descriptor_type.cpp) ----
 
 extern PyType_Spec kDescriptorSpec;
@@ -300,9 +328,20 @@ inline const dlbridge::ExportPlan& LegacyPlan(PyTensor* tensor) {
 PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 // A zero-copy versioned export of a dlbridge.Tensor (the exchange API's); throws.
 DLManagedTensorVersioned* ExportVersioned(PyObject* tensor);
-// A copy of what `plan` describes into new C-contiguous host memory: the core's CopyToHost,
-// for managed memory too (read through a host view of the same bytes). Throws.
-dlbridge::Tensor CopyPlanToHost(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan);
+
+// ---- Copies (copies.cpp) ----
+
+// Whether `t`'s data on `source` reach `target` as the same bytes relabelled (kDLCPU, 0):
+// host-accessible memory (pinned, managed) with no write pending on a stream (see PY-10).
+bool ReachesHostWithoutCopy(const dlbridge::Tensor& t, DLDevice source, DLDevice target);
+
+// A copy of what `plan` (of `source`) describes into new C-contiguous memory on `target`,
+// complete when it returns (see PY-65): the core's CopyTo, ordered after `source.stream` and
+// queued on `consumer` (the stream the consumer will use the copy on, of target's runtime) when
+// given.
+// Throws the core's Error (BufferError for a device or runtime it cannot use).
+dlbridge::Tensor CopyPlanTo(const dlbridge::Tensor& source, const dlbridge::ExportPlan& plan,
+                            DLDevice target, std::optional<int64_t> consumer);
 
 // ---- Import (dlpack_import.cpp) ----
 

@@ -158,17 +158,14 @@ std::pair<int, int32_t> KeyOf(DLDevice device) {
 
 // A (device_type, device_id) argument of current_stream / set_current_stream.
 bool ToStreamDevice(PyObject* value, const char* what, DLDevice* out) {
-  int64_t type = 0;
-  int64_t id = 0;
-  if (!ToIntPair(value, what, &type, &id)) return false;
-  if (type < 0 || type > INT32_MAX || id < 0 || id > INT32_MAX) {
+  if (!ToDevice(value, what, out)) return false;  // see PY-64
+  if (out->device_id < 0) {
     PyErr_Format(PyExc_ValueError,
-                 "%s %R is out of range; it is (device_type, device_id), e.g. (kDLCUDA, 0) = "
-                 "(2, 0)",
+                 "%s %R is out of range; its device_id is a device ordinal (>= 0), e.g. "
+                 "(kDLCUDA, 0) = (2, 0)",
                  what, value);
     return false;
   }
-  *out = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
   return true;
 }
 

@@ -28,13 +28,12 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   std::vector<int64_t> shapeValues;
   std::vector<int64_t> strideValues;
   int64_t offset = 0;
-  int64_t deviceType = 0;
-  int64_t deviceId = 0;
+  DLDevice dev{};  // type 0: the space's (see PY-64 for the forms `device` takes)
   int64_t flagBits = 0;
   if (!ToDtype(dtype, &dt) || !ToInt64Vector(shape, "shape", &shapeValues)) return nullptr;
   if (strides != Py_None && !ToInt64Vector(strides, "strides", &strideValues)) return nullptr;
   if (byteOffset != nullptr && !ToInt64(byteOffset, "byte_offset", &offset)) return nullptr;
-  if (device != Py_None && !ToIntPair(device, "device", &deviceType, &deviceId)) return nullptr;
+  if (device != Py_None && !ToDevice(device, "Tensor: device", &dev)) return nullptr;
   if (flags != nullptr && !ToInt64(flags, "flags", &flagBits)) return nullptr;
   if (offset < 0) {
     PyErr_Format(PyExc_ValueError, "byte_offset is %lld; it must be >= 0",
@@ -47,16 +46,10 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
                  static_cast<Py_ssize_t>(shapeValues.size()));
     return nullptr;
   }
-  if (deviceType < 0 || deviceType > INT32_MAX || deviceId < INT32_MIN || deviceId > INT32_MAX) {
-    PyErr_SetString(PyExc_ValueError, "device must be (device_type, device_id) with 32-bit values");
-    return nullptr;
-  }
   PyDescriptor* from = AsDescriptor(descriptor);
   // Checked before the hold moves, so a refused stream leaves the descriptor as it was.
   std::optional<int64_t> producerStream;
-  if (!ParseProducerStream(
-          stream, DLDevice{static_cast<DLDeviceType>(deviceType), static_cast<int32_t>(deviceId)},
-          *from->d, &producerStream)) {
+  if (!ParseProducerStream(stream, dev, *from->d, &producerStream)) {
     return nullptr;
   }
   // PY-50: a view's hold moves only when no export of the viewed tensor relies on it.
@@ -79,8 +72,7 @@ PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   DLB_TRY
   t.layout = dlbridge::TensorLayout(dt, std::move(shapeValues), std::move(strideValues),
                                     static_cast<uint64_t>(offset));
-  t.device.device_type = static_cast<DLDeviceType>(deviceType);
-  t.device.device_id = static_cast<int32_t>(deviceId);
+  t.device = dev;
   t.flags = static_cast<uint64_t>(flagBits);
   t.stream = producerStream;
   // The hold moves into the tensor; the Python descriptor keeps its description only.
@@ -286,7 +278,8 @@ PyMethodDef kTensorMethods[] = {
      "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
      "-> PyCapsule. "
      "A 'dltensor_versioned' capsule when max_version[0] >= 1, else a legacy 'dltensor' "
-     "(refused for read-only data). Zero-copy unless copy=True or dl_device needs a copy."},
+     "(refused for read-only data). Zero-copy unless copy=True or dl_device needs a copy "
+     "(host <-> GPU, complete when the capsule is returned; copy=False refuses one)."},
     {"__dlpack_device__", DLB_METH(TensorDlpackDevice), METH_NOARGS,
      "__dlpack_device__($self, /)\n--\n\n-> (device_type, device_id)"},
     {"data_ptr", DLB_METH(TensorDataPtr), METH_NOARGS,
@@ -344,8 +337,9 @@ PyType_Slot kTensorSlots[] = {
          "stream: the CUDA/ROCm stream its writes may be pending on; exports order after it. "
          "dtype: a name "
          "('float32'), a NumPy or torch dtype, or (code, bits[, lanes]). Strides are in "
-         "elements, not bytes (None = C-contiguous); device (type, id) None = from the "
-         "space. A tensor that holds nothing is exported only with allow_unowned=True.")},
+         "elements, not bytes (None = C-contiguous); device (type, id), 'cpu', 'cuda[:N]', "
+         "'rocm[:N]', 'hip[:N]' or a torch.device; None = from the space. A tensor that holds "
+         "nothing is exported only with allow_unowned=True.")},
     {0, nullptr},
 };
 

@@ -7,13 +7,20 @@
 # STR-9): a slow kernel writes on a non-blocking stream, the buffer crosses dlbridge, a consumer
 # on another stream must see the final values; a second run with ordering off
 # (DLBRIDGE_GPU_RACE_ORDERING=off, read by the test programs only) must see the race, else it
-# reports "race not observed, check inconclusive". Prints summary tables; exits non-zero on any
-# failure, 2 when there is no GPU. Aims at well under 5 minutes.
+# reports "race not observed, check inconclusive". Then the copies (tests/gpu/copies.py,
+# spec/python.md PY-65): values checked after D2H, H2D and D2D copies through dlbridge and
+# NumPy 2's from_dlpack(device="cpu") of a dlbridge GPU tensor, and a timing table (exchanges of
+# 4 KiB and 4 GiB, ordered and unordered, against PyTorch -> CuPy; D2H copy bandwidth against a
+# plain cudaMemcpy) written to $GPU_REPORT (default <build>/gpu-report.md), for the lead to
+# commit under spec/reports/. Prints summary tables; exits non-zero on any failure, 2 when there
+# is no GPU. Aims at well under 5 minutes. Without a GPU, ctest's python.test_gpu_script runs
+# copies.py against the fake CUDA driver (copies.py --fake) and parses this script (bash -n).
 #
 #   tests/gpu/run.sh                      # build in build/gpu-check
 #   GPU_CHECK_BUILD=/tmp/b tests/gpu/run.sh
 #   DLPACK_INCLUDE_DIR=/path/to/include tests/gpu/run.sh   # a dlpack/dlpack.h >= 1.0
 #   CUDA_HOME=/usr/local/cuda-13 tests/gpu/run.sh
+#   GPU_REPORT=/tmp/gpu-report.md tests/gpu/run.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${GPU_CHECK_BUILD:-$root/build/gpu-check}
@@ -116,16 +123,22 @@ status=0
 race_cpp=0
 DLBRIDGE_GPU_RACE_ORDERING=off "$exe" --race-only || race_cpp=$?
 
-# 6. PyTorch and CuPy through DLPack, when the module exists.
+# 6. PyTorch and CuPy through DLPack, then the copies and the timing report, when the module
+# exists.
 py_status=0
+copies_status=skipped
 race_py=skipped
+report=${GPU_REPORT:-$build/gpu-report.md}
 if [ "$with_python" = ON ] && ls "$build"/python/dlbridge/_dlbridge*.so >/dev/null 2>&1; then
   PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" "$python" "$root/tests/gpu/interop.py" || py_status=$?
   race_py=0
   DLBRIDGE_GPU_RACE_ORDERING=off PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" \
     "$python" "$root/tests/gpu/interop.py" --race-only || race_py=$?
+  copies_status=0
+  PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" "$python" "$root/tests/gpu/copies.py" \
+    --report "$report" || copies_status=$?
 else
-  say "python interop: skipped (the dlbridge Python module was not built)"
+  say "python interop and copies: skipped (the dlbridge Python module was not built)"
 fi
 
 # What the race case showed: ordered runs are in the exit statuses above; the unordered ones
@@ -151,9 +164,11 @@ done
 elapsed=$(( $(date +%s) - start ))
 say "done in ${elapsed} s"
 [ "$elapsed" -le 300 ] || say "WARNING: took longer than the 5-minute budget"
-if [ "$status" -ne 0 ] || [ "$py_status" -ne 0 ] || [ "$race_status" -ne 0 ]; then
-  die "gpu_check exit $status, python interop exit $py_status, unordered race runs: C++ $(race_text "$race_cpp"), Python $(race_text "$race_py")"
+if [ "$status" -ne 0 ] || [ "$py_status" -ne 0 ] || [ "$race_status" -ne 0 ] ||
+   { [ "$copies_status" != 0 ] && [ "$copies_status" != skipped ]; }; then
+  die "gpu_check exit $status, python interop exit $py_status, copies exit $copies_status (wrong values are named in its table above), unordered race runs: C++ $(race_text "$race_cpp"), Python $(race_text "$race_py")"
 fi
+[ "$copies_status" = 0 ] && say "copies and timings: report in $report (commit it under spec/reports/)"
 if [ "$race_cpp" = 3 ] || [ "$race_py" = 3 ]; then
   say "race not observed, check inconclusive: the ordered race rows above prove nothing on this machine"
 fi

@@ -133,7 +133,7 @@ class DescriptorApi(unittest.TestCase):
         with self.assertRaises(ValueError):
             dlbridge.Tensor(md, "float32", (2,), strides=(1, 1))
         with self.assertRaises(TypeError):
-            dlbridge.Tensor(md, "float32", (2,), device="cpu")
+            dlbridge.Tensor(md, "float32", (2,), device=3.5)
         with self.assertRaises(TypeError):
             dlbridge.Tensor("not a descriptor", "float32", (2,))
         t = dlbridge.Tensor(md, (0, 16, 1), (8,))
