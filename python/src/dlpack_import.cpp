@@ -1,6 +1,8 @@
 // Import (hot): dlbridge.from_dlpack through a producer's __dlpack__ (with the legacy-type
 // cache and the array API's fallbacks) or a capsule, into a new dlbridge.Tensor, then the
 // device and copy asked for. One translation unit.
+#include <cstring>
+
 #include "py_internal.h"
 
 namespace dlbpy {
@@ -202,9 +204,39 @@ PyObject* CallDlpack(PyObject* obj, const Request& request, PyObject* stream, bo
   return false;
 }
 
+// (see PY-59) An object of exactly numpy.ndarray's type, whose __dlpack_device__() is (kDLCPU, 0)
+// in every NumPy (its arrays are host memory), so the call, a third of a NumPy import's cost,
+// is not made. Subclasses may override the method and are asked. The type is found through
+// the "numpy.ndarray" name of its static type, checked against sys.modules' NumPy (never
+// imported here) once, then kept.
+bool IsNumpyArray(PyObject* obj) {
+  static PyTypeObject* ndarray = nullptr;  // a strong reference, kept for the process
+  PyTypeObject* type = Py_TYPE(obj);
+  if (ndarray != nullptr) return type == ndarray;
+  if (std::strcmp(type->tp_name, "numpy.ndarray") != 0) return false;
+  PyObject* numpy = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");  // borrowed
+  if (numpy == nullptr) return false;
+  PyObject* found = PyObject_GetAttrString(numpy, "ndarray");
+  if (found == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  if (found != reinterpret_cast<PyObject*>(type)) {
+    Py_DECREF(found);
+    return false;
+  }
+  ndarray = type;  // keeps `found`'s reference
+  return true;
+}
+
 // (see PY-59) The device the producer's data are on: its __dlpack_device__() (*known false for
 // a producer without one).
 bool ProducerDevice(PyObject* obj, DLDevice* device, bool* known) {
+  if (IsNumpyArray(obj)) {
+    *device = DLDevice{kDLCPU, 0};
+    *known = true;
+    return true;
+  }
   *known = false;
   PyObject* self[1] = {obj};
   PyObject* answer = PyObject_VectorcallMethod(g_str_dlpack_device, self, 1, nullptr);

@@ -530,6 +530,31 @@ class ImportStreams(unittest.TestCase):
         a = np.arange(4, dtype=np.float32)  # NumPy's __dlpack__ is never given a stream
         self.assertIsNone(dlbridge.from_dlpack(a).stream)
 
+    def test_py59_an_ndarray_is_known_host_memory_and_its_subclasses_are_asked(self):
+        # A NumPy array's device is (kDLCPU, 0) without asking it (PY-59): stream= for it is
+        # refused as for any CPU producer, and its import gets no stream.
+        a = np.arange(4, dtype=np.float32)
+        with self.assertRaisesRegex(ValueError, "from_dlpack: stream"):
+            dlbridge.from_dlpack(a, stream=1)
+        self.assertEqual((dlbridge.from_dlpack(a).device, dlbridge.from_dlpack(a).stream),
+                         ((1, 0), None))
+        # A subclass may say otherwise: it is asked, and its answer decides the stream.
+        seen = []
+
+        class Claims(np.ndarray):
+            def __dlpack_device__(self):
+                seen.append("device")
+                return (2, 0)
+
+            def __dlpack__(self, **kwargs):
+                seen.append(kwargs.get("stream"))
+                return RecordingProducer((2, 0)).inner.__dlpack__(
+                    max_version=kwargs.get("max_version"))
+
+        t = dlbridge.from_dlpack(np.arange(4, dtype=np.float32).view(Claims))
+        self.assertEqual(seen, ["device", 1])
+        self.assertEqual((t.device, t.stream), ((2, 0), 1))
+
     def test_py59_fallbacks_carry_the_stream(self):
         class Legacy(RecordingProducer):  # a type of its own: from_dlpack remembers it (PY-16)
             pass
