@@ -253,8 +253,21 @@ PyObject* TensorDlpackDevice(PyObject* self, PyObject*) {
   DLB_TRY
   device = VersionedPlan(AsTensor(self)).Device();  // the core's answer: what __dlpack__ emits
   DLB_CATCH(nullptr)
-  return Py_BuildValue("(ii)", static_cast<int>(device.device_type),
-                       static_cast<int>(device.device_id));
+  // NumPy 1.x asks every producer before each import: host memory's answer is one tuple,
+  // made once (tuples are immutable), and the rest skip Py_BuildValue's format parsing.
+  if (device.device_type == kDLCPU && device.device_id == 0) {
+    static PyObject* cpu = nullptr;  // kept for the process
+    if (cpu == nullptr) cpu = Py_BuildValue("(ii)", static_cast<int>(kDLCPU), 0);
+    if (cpu == nullptr) return nullptr;
+    Py_INCREF(cpu);
+    return cpu;
+  }
+  PyObject* type = PyLong_FromLong(static_cast<long>(device.device_type));
+  PyObject* id = type != nullptr ? PyLong_FromLong(static_cast<long>(device.device_id)) : nullptr;
+  PyObject* pair = id != nullptr ? PyTuple_Pack(2, type, id) : nullptr;
+  Py_XDECREF(type);
+  Py_XDECREF(id);
+  return pair;
 }
 
 PyObject* TensorRepr(PyObject* self) {
