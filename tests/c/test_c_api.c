@@ -3,7 +3,6 @@
  * one case. The last line is "N passed, M failed"; the exit status is 1 on any failure. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 
 #include "dlbridge/dlbridge_c.h"
+#include "platform.h"
 
 static int g_passed = 0;
 static int g_failed = 0;
@@ -765,10 +765,10 @@ static void TestRoundTrip(void) {
 }
 
 /* A function of the fake CUDA driver (tests/fakes/fake_driver.h), or NULL; copied out of
- * dlsym's void* without a cast (ISO C has no object-to-function pointer conversion). */
+ * the symbol's void* without a cast (ISO C has no object-to-function pointer conversion). */
 static void (*FakeFunction(void* handle, const char* name))(void) {
   void (*fn)(void) = NULL;
-  void* p = handle != NULL ? dlsym(handle, name) : NULL;
+  void* p = DlbTestSymbol(handle, name);
   if (p != NULL) memcpy(&fn, &p, sizeof fn);
   return fn;
 }
@@ -792,7 +792,7 @@ static void TestOrderStreams(void) {
   CHECK(ordered == 0);
   if (fake == NULL || fake[0] == '\0') return;
 
-  void* handle = dlopen(fake, RTLD_NOW | RTLD_LOCAL);
+  void* handle = DlbTestOpenLibrary(fake);
   CHECK(handle != NULL);
   void (*reset)(void) = (void (*)(void))FakeFunction(handle, "fake_driver_reset");
   const char* (*log)(void) = (const char* (*)(void))FakeFunction(handle, "fake_driver_log");

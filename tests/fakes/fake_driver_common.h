@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _WIN32
+#define FAKE_EXPORT __declspec(dllexport)
+#else
 #define FAKE_EXPORT __attribute__((visibility("default")))
+#endif
 
 #define FAKE_MAX_EVENTS 4096
 #define FAKE_MAX_FAILURES 16
