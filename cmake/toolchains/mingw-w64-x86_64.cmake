@@ -10,7 +10,9 @@ set(CMAKE_CXX_COMPILER ${_dlb_triple}-g++-posix)
 set(CMAKE_RC_COMPILER ${_dlb_triple}-windres)
 
 # Headers and libraries come from the MinGW sysroot only, never from the host's /usr.
-set(CMAKE_FIND_ROOT_PATH /usr/${_dlb_triple})
+# Prefixes given in CMAKE_PREFIX_PATH hold Windows builds (an installed dlbridge, a staging
+# folder): they are roots too, so find_package looks there and not under the sysroot.
+set(CMAKE_FIND_ROOT_PATH /usr/${_dlb_triple} ${CMAKE_PREFIX_PATH})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
