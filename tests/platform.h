@@ -1,6 +1,7 @@
 /* What the tests need from the platform, once for POSIX and Windows (C99 and C++): opening a
  * shared library by path and finding a function in it (the fake GPU runtimes, tests/fakes), and
- * setting or removing an environment variable. The library's own loader is
+ * setting or removing an environment variable, and running a function on another thread. The
+ * library's own loader is
  * src/dynamic_library.cpp; this is the tests' copy of the two calls they need. */
 #ifndef DLBRIDGE_TESTS_PLATFORM_H_
 #define DLBRIDGE_TESTS_PLATFORM_H_
@@ -20,6 +21,7 @@
 #define DLBTEST_CUDA_DEFAULT_LIBRARY "nvcuda.dll"
 #else
 #include <dlfcn.h>
+#include <pthread.h>
 #define DLBTEST_CUDA_DEFAULT_LIBRARY "libcuda.so.1"
 #endif
 
@@ -56,6 +58,47 @@ static inline int DlbTestSetEnv(const char* name, const char* value) {
   return value != NULL ? setenv(name, value, 1) : unsetenv(name);
 #endif
 }
+
+/* Runs fn(arg) on a new thread and waits for it; 0 on success (the C API test's thread-local
+ * error check: CreateThread on Windows, so MSVC needs no pthreads). */
+#ifdef _WIN32
+typedef struct DlbTestThreadCall {
+  void (*fn)(void*);
+  void* arg;
+} DlbTestThreadCall;
+static DWORD WINAPI DlbTestThreadMain(LPVOID call) {
+  ((DlbTestThreadCall*)call)->fn(((DlbTestThreadCall*)call)->arg);
+  return 0;
+}
+static inline int DlbTestRunOnThread(void (*fn)(void*), void* arg) {
+  DlbTestThreadCall call;
+  HANDLE thread;
+  call.fn = fn;
+  call.arg = arg;
+  thread = CreateThread(NULL, 0, DlbTestThreadMain, &call, 0, NULL);
+  if (thread == NULL) return -1;
+  WaitForSingleObject(thread, INFINITE);
+  CloseHandle(thread);
+  return 0;
+}
+#else
+typedef struct DlbTestThreadCall {
+  void (*fn)(void*);
+  void* arg;
+} DlbTestThreadCall;
+static void* DlbTestThreadMain(void* call) {
+  ((DlbTestThreadCall*)call)->fn(((DlbTestThreadCall*)call)->arg);
+  return NULL;
+}
+static inline int DlbTestRunOnThread(void (*fn)(void*), void* arg) {
+  DlbTestThreadCall call;
+  pthread_t thread;
+  call.fn = fn;
+  call.arg = arg;
+  if (pthread_create(&thread, NULL, DlbTestThreadMain, &call) != 0) return -1;
+  return pthread_join(thread, NULL);
+}
+#endif
 
 #ifdef __cplusplus
 #include <string>

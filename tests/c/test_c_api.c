@@ -3,7 +3,6 @@
  * one case. The last line is "N passed, M failed"; the exit status is 1 on any failure. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -164,21 +163,18 @@ typedef struct ThreadSeen {
   char before[256];
   char after[256];
 } ThreadSeen;
-static void* FailOnAnotherThread(void* arg) {
+static void FailOnAnotherThread(void* arg) {
   ThreadSeen* seen = (ThreadSeen*)arg;
   snprintf(seen->before, sizeof seen->before, "%s", dlb_last_error());
   (void)dlb_descriptor_set_memory_space(NULL, "host");
   snprintf(seen->after, sizeof seen->after, "%s", dlb_last_error());
-  return NULL;
 }
 static void TestThreadLocalError(void) {
   ThreadSeen seen;
-  pthread_t thread;
   memset(&seen, 0, sizeof seen);
   CHECK_STATUS(dlb_descriptor_set_pointer(NULL, 1), DLB_ERR_INVALID_ARGUMENT);
   CHECK(strcmp(dlb_last_error(), "dlb_descriptor_set_pointer: descriptor is NULL") == 0);
-  CHECK(pthread_create(&thread, NULL, FailOnAnotherThread, &seen) == 0);
-  CHECK(pthread_join(thread, NULL) == 0);
+  CHECK(DlbTestRunOnThread(FailOnAnotherThread, &seen) == 0);
   CHECK(strcmp(seen.before, "") == 0);
   CHECK(strcmp(seen.after, "dlb_descriptor_set_memory_space: descriptor is NULL") == 0);
   CHECK(strcmp(dlb_last_error(), "dlb_descriptor_set_pointer: descriptor is NULL") == 0);
