@@ -6,6 +6,8 @@ include(CMakePackageConfigHelpers)
 
 set(DLBRIDGE_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/dlbridge")
 set_target_properties(dlbridge_dlpack PROPERTIES EXPORT_NAME dlpack)
+# PKG-11: a DLL is a RUNTIME file (bin/, where Windows looks beside the programs); its import
+# library, like a static or ELF library, goes to lib/.
 install(TARGETS dlbridge dlbridge_dlpack EXPORT dlbridgeTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -11,7 +11,7 @@ namespace detail {
 
 /// Opens the shared library `name` and returns its handle, never closed; or null with `error`
 /// naming the library and saying why it did not load (dlerror; Windows: the system's message
-/// and error number). See PKG-10 for where a bare name is looked for.
+/// and error number). Where a bare name is looked for: see PKG-10.
 void* OpenLibrary(const std::string& name, std::string* error);
 
 /// The address of the function `name` in a library OpenLibrary opened, or null.
