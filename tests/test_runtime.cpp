@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -199,7 +200,9 @@ TEST_CASE("PKG-10 a runtime library in the current directory is not loaded by it
   RuntimeReset reset;
   ScopedEnv env("DLBRIDGE_CUDA_LIBRARY", nullptr);
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "dlbridge-pkg10-current-directory";
+  // A name of its own, so that builds testing at once (shared and static lanes) never meet.
+  const fs::path dir =
+      fs::temp_directory_path() / ("dlbridge-pkg10-" + std::to_string(std::random_device{}()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path previous = fs::current_path();
