@@ -6,6 +6,8 @@ include(CMakePackageConfigHelpers)
 
 set(DLBRIDGE_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/dlbridge")
 set_target_properties(dlbridge_dlpack PROPERTIES EXPORT_NAME dlpack)
+# PKG-11: a DLL is a RUNTIME file (bin/, where Windows looks beside the programs); its import
+# library, like a static or ELF library, goes to lib/.
 install(TARGETS dlbridge dlbridge_dlpack EXPORT dlbridgeTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -42,6 +44,12 @@ set(DLBRIDGE_PC_DL_LIBS "")
 foreach(_lib IN LISTS CMAKE_DL_LIBS)
   string(APPEND DLBRIDGE_PC_DL_LIBS " -l${_lib}")
 endforeach()
+# MinGW: libstdc++-6.dll keeps its thread-local state (std::call_once's) in the shared libgcc;
+# a C program linked by gcc gets a static libgcc of its own, a second copy, and the static
+# library's std::call_once then calls through a null pointer. g++ links the shared one.
+if(MINGW)
+  string(APPEND DLBRIDGE_PC_DL_LIBS " -shared-libgcc")
+endif()
 # C-24: the .pc file's prefix is relative to its own directory, so it works wherever it is put.
 file(RELATIVE_PATH DLBRIDGE_PC_PREFIX_FROM_PCDIR "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig"
      "${CMAKE_INSTALL_PREFIX}")

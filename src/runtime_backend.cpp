@@ -1,6 +1,5 @@
 // What the runtime backends share (src/runtime_backend_internal.h): the registry of the three
 // backends, and choosing and opening their library.
-#include <dlfcn.h>
 #ifndef _WIN32
 #include <pthread.h>
 #endif
@@ -8,6 +7,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "dynamic_library.h"
 #include "runtime_backend_internal.h"
 
 namespace dlbridge {
@@ -21,22 +21,22 @@ std::string LibraryOverride(bool has_override, const std::string& override_path,
 }
 
 // GPU-1: the first name that loads (the defaults, a test's path or $DLBRIDGE_<X>_LIBRARY);
-// every dlerror is kept, so that the backend's kNotInstalled names the missing library.
+// every load error is kept, so that the backend's kNotInstalled names the missing library.
 void* OpenFirst(const std::vector<std::string>& names, std::string* loaded, std::string* errors) {
   for (const std::string& name : names) {
-    void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string why;
+    void* handle = OpenLibrary(name, &why);
     if (handle != nullptr) {
       *loaded = name;
       return handle;
     }
-    const char* why = dlerror();
     if (!errors->empty()) errors->append("; ");
-    errors->append(why != nullptr ? why : name + ": cannot be loaded");
+    errors->append(why);
   }
   return nullptr;
 }
 
-void* Symbol(void* handle, const char* name) { return dlsym(handle, name); }
+void* Symbol(void* handle, const char* name) { return LibrarySymbol(handle, name); }
 
 namespace {
 std::atomic<uint64_t> g_fork_generation{0};

@@ -15,6 +15,7 @@
 
 #include "dlbridge/device_verification.h"
 #include "dlbridge/runtime_info.h"
+#include "dynamic_library.h"  // OpenLibrary, and the runtimes' library names on this platform
 
 namespace dlbridge {
 namespace detail {
@@ -200,8 +201,8 @@ PointerKind HipPointerKind(int major, int type, bool managed);
 std::string LibraryOverride(bool has_override, const std::string& override_path,
                             const char* env_name);
 
-/// dlopen(RTLD_NOW | RTLD_LOCAL) of the first name that loads; fills `loaded` with its name,
-/// or `errors` with every dlerror. Returns null when none loads.
+/// OpenLibrary (src/dynamic_library.h) of the first name that loads; fills `loaded` with its
+/// name, or `errors` with every name's load error. Returns null when none loads.
 void* OpenFirst(const std::vector<std::string>& names, std::string* loaded, std::string* errors);
 void* Symbol(void* handle, const char* name);
 

@@ -15,7 +15,7 @@ namespace {
 
 #if DLBRIDGE_WITH_CUDA
 
-constexpr const char* kDefaultLibrary = "libcuda.so.1";
+constexpr const char* kDefaultLibrary = kCudaDriverLibrary;
 constexpr const char* kNoIdHint =
     "; without a driver, give the device id (Tensor::device or ExportOptions::device_id)";
 
@@ -425,7 +425,7 @@ Backend* MakeCudaBackend() {
   g_unload.backend = new CudaBackendImpl();
   return g_unload.backend;
 #else
-  return new DisabledBackend("libcuda.so.1",
+  return new DisabledBackend(kCudaDriverLibrary,
                              "CUDA: this build of dlbridge has the CUDA backend switched "
                              "off (DLBRIDGE_WITH_CUDA=OFF); rebuild with the CUDA toolkit's "
                              "headers, or give the device id (Tensor::device or "

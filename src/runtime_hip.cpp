@@ -85,14 +85,14 @@ struct HipState : BackendState {
     const std::string chosen = LibraryOverride(has_override, override_path, "DLBRIDGE_HIP_LIBRARY");
     std::vector<std::string> names;
     if (chosen.empty()) {
-      names = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
+      names = HipRuntimeNames();
     } else {
       names = {chosen};
     }
     std::string errors;
     void* handle = OpenFirst(names, &info.library, &errors);
     if (handle == nullptr) {
-      info.library = chosen.empty() ? "libamdhip64.so.{7,6,5}" : chosen;
+      info.library = chosen.empty() ? kHipRuntimePattern : chosen;
       SetStatus(RuntimeStatus::kNotInstalled,
                 "HIP: the runtime library " + info.library + " is not installed (" + errors +
                     "); install ROCm's HIP runtime (e.g. Debian's libamdhip64-5)" + kNoIdHint);

@@ -17,7 +17,7 @@ namespace {
 
 #if DLBRIDGE_WITH_LEVEL_ZERO
 
-constexpr const char* kDefaultLibrary = "libze_loader.so.1";
+constexpr const char* kDefaultLibrary = kLevelZeroLoaderLibrary;
 constexpr const char* kNoIdHint =
     "; without a usable Level Zero driver, give the device id (Tensor::device or "
     "ExportOptions::device_id)";
@@ -264,7 +264,7 @@ Backend* MakeLevelZeroBackend() {
 #if DLBRIDGE_WITH_LEVEL_ZERO
   return new LevelZeroBackendImpl();
 #else
-  return new DisabledBackend("libze_loader.so.1",
+  return new DisabledBackend(kLevelZeroLoaderLibrary,
                              "Level Zero: this build of dlbridge has the Level Zero backend "
                              "switched off (DLBRIDGE_WITH_LEVEL_ZERO=OFF); rebuild with the "
                              "Level Zero headers, or give the device id (Tensor::device or "

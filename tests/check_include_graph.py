@@ -43,6 +43,8 @@ BACKENDS = [
     "src/runtime_cuda.cpp",
     "src/runtime_hip.cpp",
     "src/runtime_level_zero.cpp",
+    "src/dynamic_library.h",
+    "src/dynamic_library.cpp",
 ]
 EXPORT_SIDE = [
     "src/to_dlpack.cpp",

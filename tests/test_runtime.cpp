@@ -4,13 +4,16 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "counting.h"
 #include "dlbridge/testing.h"
+#include "platform.h"
 
 using dlbridge::DeviceVerification;
 using dlbridge::ErrorCode;
@@ -155,20 +158,73 @@ TEST_CASE("GPU-1 export without a device id keeps kMissingDeviceId and names the
 TEST_CASE("GPU-1 the library can be named through DLBRIDGE_CUDA_LIBRARY") {
   RuntimeReset reset;
   if (!DLBRIDGE_TEST_WITH_CUDA) return;
-  ::setenv("DLBRIDGE_CUDA_LIBRARY", "/nonexistent/from-env/libcuda.so.1", 1);
-  RuntimeReset::UseLibrary(GpuRuntime::kCuda,
-                           nullptr);  // defaults: the variable, then libcuda.so.1
-  const dlbridge::RuntimeInfo info = dlbridge::GetRuntimeInfo(GpuRuntime::kCuda);
-  ::unsetenv("DLBRIDGE_CUDA_LIBRARY");
+  dlbridge::RuntimeInfo info;
+  {
+    ScopedEnv env("DLBRIDGE_CUDA_LIBRARY", "/nonexistent/from-env/libcuda.so.1");
+    RuntimeReset::UseLibrary(GpuRuntime::kCuda,
+                             nullptr);  // defaults: the variable, then the platform's name
+    info = dlbridge::GetRuntimeInfo(GpuRuntime::kCuda);
+  }
   CHECK(info.status == RuntimeStatus::kNotInstalled);
   CHECK(info.library == "/nonexistent/from-env/libcuda.so.1");
   RuntimeReset::UseLibrary(GpuRuntime::kCuda, nullptr);
   const dlbridge::RuntimeInfo fallback = dlbridge::GetRuntimeInfo(GpuRuntime::kCuda);
   if (fallback.status == RuntimeStatus::kNotInstalled) {
-    CHECK(fallback.library == "libcuda.so.1");  // the default name, when no driver is here
-    CHECK(Message(fallback).find("libcuda.so.1 is not installed") != std::string::npos);
+    // The default name, when no driver is here: libcuda.so.1, or nvcuda.dll on Windows.
+    CHECK(fallback.library == DLBTEST_CUDA_DEFAULT_LIBRARY);
+    CHECK(Message(fallback).find(DLBTEST_CUDA_DEFAULT_LIBRARY " is not installed") !=
+          std::string::npos);
   }
 }
+
+TEST_CASE("PKG-10 a library that does not load is named with the system's reason") {
+  RuntimeReset reset;
+  if (!DLBRIDGE_TEST_WITH_CUDA) return;
+  RuntimeReset::UseLibrary(GpuRuntime::kCuda, "/nonexistent/dir/fake-driver-library");
+  const dlbridge::RuntimeInfo info = dlbridge::GetRuntimeInfo(GpuRuntime::kCuda);
+  CHECK(info.status == RuntimeStatus::kNotInstalled);
+#ifdef _WIN32
+  // FormatMessage's text for ERROR_MOD_NOT_FOUND or ERROR_PATH_NOT_FOUND, and the number.
+  CHECK_MESSAGE(Message(info).find("(/nonexistent/dir/fake-driver-library: ") != std::string::npos,
+                Message(info));
+  CHECK_MESSAGE(Message(info).find("(Windows error ") != std::string::npos, Message(info));
+#else
+  CHECK_MESSAGE(Message(info).find("/nonexistent/dir/fake-driver-library: cannot open shared "
+                                   "object file: No such file or directory") != std::string::npos,
+                Message(info));
+#endif
+}
+
+#ifdef DLBRIDGE_TEST_FAKE_CUDA
+TEST_CASE("PKG-10 a runtime library in the current directory is not loaded by its default name") {
+  RuntimeReset reset;
+  ScopedEnv env("DLBRIDGE_CUDA_LIBRARY", nullptr);
+  namespace fs = std::filesystem;
+  // A name of its own, so that builds testing at once (shared and static lanes) never meet.
+  const fs::path dir =
+      fs::temp_directory_path() / ("dlbridge-pkg10-" + std::to_string(std::random_device{}()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path previous = fs::current_path();
+  fs::current_path(dir);
+  RuntimeReset::UseLibrary(GpuRuntime::kCuda, nullptr);
+  const dlbridge::RuntimeInfo before = dlbridge::GetRuntimeInfo(GpuRuntime::kCuda);
+  // A working fake CUDA driver under the default name, where a planted library would be.
+  fs::copy_file(DLBRIDGE_TEST_FAKE_CUDA, dir / DLBTEST_CUDA_DEFAULT_LIBRARY);
+  RuntimeReset::UseLibrary(GpuRuntime::kCuda, nullptr);
+  const dlbridge::RuntimeInfo after = dlbridge::GetRuntimeInfo(GpuRuntime::kCuda);
+  RuntimeReset::UseLibrary(GpuRuntime::kCuda, nullptr);
+  fs::current_path(previous);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  if (before.status != RuntimeStatus::kNotInstalled) {
+    MESSAGE("a CUDA driver is installed here: nothing to tell a planted copy from");
+    return;
+  }
+  CHECK_MESSAGE(after.status == RuntimeStatus::kNotInstalled, Message(after));
+  CHECK(after.library == DLBTEST_CUDA_DEFAULT_LIBRARY);
+}
+#endif
 
 TEST_CASE("GPU-1 the first use from many threads loads each runtime once") {
   RuntimeReset reset;

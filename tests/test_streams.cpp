@@ -1,7 +1,6 @@
 // Stream ordering (spec/streams.md STR-*) against the fake CUDA driver and HIP runtime
 // (tests/fakes), which dlbridge loads by path through its real backends: the event, wait,
 // context and device calls below are the backends' own, logged by the fakes.
-#include <dlfcn.h>
 #include <doctest/doctest.h>
 
 #include <climits>
@@ -12,6 +11,7 @@
 
 #include "counting.h"
 #include "dlbridge/testing.h"
+#include "platform.h"
 #if !defined(_WIN32)
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,7 +42,7 @@ struct Fake {
   fake_driver_device_base_fn device_base = nullptr;
 
   Fake(GpuRuntime which, const char* path) : runtime(which) {
-    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    handle = DlbTestOpenLibrary(path);
     REQUIRE_MESSAGE(handle != nullptr, path);
     reset = Get<fake_driver_reset_fn>("fake_driver_reset");
     log = Get<fake_driver_log_fn>("fake_driver_log");
@@ -60,7 +60,7 @@ struct Fake {
   Fake(const Fake&) = delete;
   template <class Fn>
   Fn Get(const char* name) {
-    void* p = dlsym(handle, name);
+    void* p = DlbTestSymbol(handle, name);
     REQUIRE_MESSAGE(p != nullptr, name);
     return reinterpret_cast<Fn>(p);
   }

@@ -2,7 +2,8 @@
 # C++ symbols in namespace dlbridge. Anything else (DLPack, std template instantiations) is an
 # ABI the library never promised. Run: cmake -DNM=<nm> -DLIB=<libdlbridge.so> -DSHARED=ON|OFF -P
 if(NOT SHARED)
-  message("SKIPPED: BUILD_SHARED_LIBS is OFF; a static library has no dynamic symbol table")
+  message("SKIPPED: not an ELF shared library: a static library has no dynamic symbol table, "
+          "and a Windows DLL's or a Mach-O library's exports are not what nm -D reads")
   return()
 endif()
 if(NOT NM OR NOT EXISTS "${LIB}")

@@ -3,8 +3,6 @@
  * one case. The last line is "N passed, M failed"; the exit status is 1 on any failure. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +10,7 @@
 #include <string.h>
 
 #include "dlbridge/dlbridge_c.h"
+#include "platform.h"
 
 static int g_passed = 0;
 static int g_failed = 0;
@@ -164,21 +163,18 @@ typedef struct ThreadSeen {
   char before[256];
   char after[256];
 } ThreadSeen;
-static void* FailOnAnotherThread(void* arg) {
+static void FailOnAnotherThread(void* arg) {
   ThreadSeen* seen = (ThreadSeen*)arg;
   snprintf(seen->before, sizeof seen->before, "%s", dlb_last_error());
   (void)dlb_descriptor_set_memory_space(NULL, "host");
   snprintf(seen->after, sizeof seen->after, "%s", dlb_last_error());
-  return NULL;
 }
 static void TestThreadLocalError(void) {
   ThreadSeen seen;
-  pthread_t thread;
   memset(&seen, 0, sizeof seen);
   CHECK_STATUS(dlb_descriptor_set_pointer(NULL, 1), DLB_ERR_INVALID_ARGUMENT);
   CHECK(strcmp(dlb_last_error(), "dlb_descriptor_set_pointer: descriptor is NULL") == 0);
-  CHECK(pthread_create(&thread, NULL, FailOnAnotherThread, &seen) == 0);
-  CHECK(pthread_join(thread, NULL) == 0);
+  CHECK(DlbTestRunOnThread(FailOnAnotherThread, &seen) == 0);
   CHECK(strcmp(seen.before, "") == 0);
   CHECK(strcmp(seen.after, "dlb_descriptor_set_memory_space: descriptor is NULL") == 0);
   CHECK(strcmp(dlb_last_error(), "dlb_descriptor_set_pointer: descriptor is NULL") == 0);
@@ -765,10 +761,10 @@ static void TestRoundTrip(void) {
 }
 
 /* A function of the fake CUDA driver (tests/fakes/fake_driver.h), or NULL; copied out of
- * dlsym's void* without a cast (ISO C has no object-to-function pointer conversion). */
+ * the symbol's void* without a cast (ISO C has no object-to-function pointer conversion). */
 static void (*FakeFunction(void* handle, const char* name))(void) {
   void (*fn)(void) = NULL;
-  void* p = handle != NULL ? dlsym(handle, name) : NULL;
+  void* p = DlbTestSymbol(handle, name);
   if (p != NULL) memcpy(&fn, &p, sizeof fn);
   return fn;
 }
@@ -792,7 +788,7 @@ static void TestOrderStreams(void) {
   CHECK(ordered == 0);
   if (fake == NULL || fake[0] == '\0') return;
 
-  void* handle = dlopen(fake, RTLD_NOW | RTLD_LOCAL);
+  void* handle = DlbTestOpenLibrary(fake);
   CHECK(handle != NULL);
   void (*reset)(void) = (void (*)(void))FakeFunction(handle, "fake_driver_reset");
   const char* (*log)(void) = (const char* (*)(void))FakeFunction(handle, "fake_driver_log");

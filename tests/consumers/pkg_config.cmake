@@ -28,9 +28,13 @@ separate_arguments(_flags UNIX_COMMAND "${_flags_text}")
 run("${PKG_CONFIG}" --variable=libdir dlbridge)
 string(STRIP "${RUN_OUTPUT}" _libdir)
 
-run("${CC}" -std=c99 -Wall -Wextra -Werror "${SOURCE}" ${_flags} -pthread
-    "-Wl,-rpath,${_libdir}" -o "${OUT}")
-run("${OUT}")
+# tests/platform.h, which the C API test includes, is next to the tests' sources.
+get_filename_component(_tests_dir "${SOURCE}" DIRECTORY)
+get_filename_component(_tests_dir "${_tests_dir}" DIRECTORY)
+rpath_flag(_rpath "${_libdir}")
+run("${CC}" -std=c99 -Wall -Wextra -Werror "${SOURCE}" "-I${_tests_dir}" ${_flags} -pthread
+    ${_rpath} -o "${OUT}")
+run_program("${OUT}" "${PREFIX}")
 if(NOT RUN_OUTPUT MATCHES "[0-9]+ passed, 0 failed")
   message(FATAL_ERROR "pkg_config.cmake: unexpected output")
 endif()

@@ -6,21 +6,42 @@
 #ifndef DLBRIDGE_TESTS_FAKE_DRIVER_COMMON_H_
 #define DLBRIDGE_TESTS_FAKE_DRIVER_COMMON_H_
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Windows (MinGW and MSVC): a DLL's exports and an SRW lock (no pthreads needed). */
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#define FAKE_EXPORT __declspec(dllexport)
+#define FAKE_LOCK_TYPE SRWLOCK
+#define FAKE_LOCK_INIT SRWLOCK_INIT
+#define FAKE_LOCK(m) AcquireSRWLockExclusive(m)
+#define FAKE_UNLOCK(m) ReleaseSRWLockExclusive(m)
+#ifdef _MSC_VER
+#define FAKE_ALIGNED_4096 __declspec(align(4096))
+#else
+#define FAKE_ALIGNED_4096 __attribute__((aligned(4096)))
+#endif
+#else
+#include <pthread.h>
 #define FAKE_EXPORT __attribute__((visibility("default")))
+#define FAKE_LOCK_TYPE pthread_mutex_t
+#define FAKE_LOCK_INIT PTHREAD_MUTEX_INITIALIZER
+#define FAKE_LOCK(m) pthread_mutex_lock(m)
+#define FAKE_UNLOCK(m) pthread_mutex_unlock(m)
+#define FAKE_ALIGNED_4096 __attribute__((aligned(4096)))
+#endif
 
 #define FAKE_MAX_EVENTS 4096
 #define FAKE_MAX_FAILURES 16
 #define FAKE_DEVICE_BYTES (1u << 20)
 
 /* The calls are serialised: tests may order streams from several threads. */
-static pthread_mutex_t fake_mutex = PTHREAD_MUTEX_INITIALIZER;
+static FAKE_LOCK_TYPE fake_mutex = FAKE_LOCK_INIT;
 static char* fake_log_text = NULL;
 static size_t fake_log_size = 0;
 static size_t fake_log_capacity = 0;
@@ -35,10 +56,10 @@ static struct {
   int status;
 } fake_failures[FAKE_MAX_FAILURES];
 /* Real memory, so that a test that does touch "device" bytes by mistake reads zeros. */
-static unsigned char fake_device_memory[FAKE_DEVICE_BYTES] __attribute__((aligned(4096)));
+static FAKE_ALIGNED_4096 unsigned char fake_device_memory[FAKE_DEVICE_BYTES];
 
-static void FakeLock(void) { pthread_mutex_lock(&fake_mutex); }
-static void FakeUnlock(void) { pthread_mutex_unlock(&fake_mutex); }
+static void FakeLock(void) { FAKE_LOCK(&fake_mutex); }
+static void FakeUnlock(void) { FAKE_UNLOCK(&fake_mutex); }
 
 /* Appends one line (caller holds the lock). */
 static void FakeLog(const char* format, ...) {

@@ -45,3 +45,37 @@ function(fresh_dir dir)
   file(REMOVE_RECURSE "${dir}")
   file(MAKE_DIRECTORY "${dir}")
 endfunction()
+
+# Cross builds (the Windows lane, scripts/test-windows): the scripts get -DTOOLCHAIN= (the
+# toolchain file, for nested configures), -DEMULATOR= (what runs a built program, e.g. wine)
+# and -DWINDOWS=ON. A Windows program finds its DLLs next to it, and takes no -rpath.
+set(DLB_TOOLCHAIN_ARGS "")
+if(TOOLCHAIN)
+  set(DLB_TOOLCHAIN_ARGS "-DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN}")
+endif()
+
+# rpath_flag(<var> <libdir>): the linker flag that finds libdir's shared libraries at run time.
+function(rpath_flag var libdir)
+  if(WINDOWS)
+    set(${var} "" PARENT_SCOPE)
+  else()
+    set(${var} "-Wl,-rpath,${libdir}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# run_program(<program> <prefix>): runs a consumer built against the install at <prefix>
+# (through EMULATOR; on Windows with the prefix's DLLs copied next to it first).
+function(run_program program prefix)
+  if(WINDOWS)
+    file(GLOB _dlls "${prefix}/bin/*.dll")
+    get_filename_component(_dir "${program}" DIRECTORY)
+    if(_dlls)
+      file(COPY ${_dlls} DESTINATION "${_dir}")
+    endif()
+    if(NOT program MATCHES "\\.exe$")
+      string(APPEND program ".exe")  # what the compiler made of `-o <program>`
+    endif()
+  endif()
+  run(${EMULATOR} "${program}")
+  set(RUN_OUTPUT "${RUN_OUTPUT}" PARENT_SCOPE)
+endfunction()

@@ -47,7 +47,9 @@ endforeach()
 set(_src "${WORK}/consumer-src")
 file(COPY "${SOURCE_DIR}/tests/consumers/consumer.cpp" "${SOURCE_DIR}/tests/consumers/consumer_c.c"
           "${SOURCE_DIR}/tests/consumers/find-package" "${SOURCE_DIR}/tests/c/test_c_api.c"
+          "${SOURCE_DIR}/tests/consumers/windows_dlls.cmake"
      DESTINATION "${_src}")
+file(COPY "${SOURCE_DIR}/tests/platform.h" DESTINATION "${WORK}")  # test_c_api.c's "../"
 
 function(check_no_foreign_paths text what)
   expect_none_of("${text}" "${what} uses a path outside the moved prefix"
@@ -60,7 +62,7 @@ if(MAKE_PROGRAM)
   list(APPEND _gen "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
 endif()
 set(_fp "${WORK}/find-package-build")
-run("${CMAKE_COMMAND}" -S "${_src}/find-package" -B "${_fp}" ${_gen} "-DCMAKE_C_COMPILER=${CC}"
+run("${CMAKE_COMMAND}" -S "${_src}/find-package" -B "${_fp}" ${_gen} ${DLB_TOOLCHAIN_ARGS} "-DCMAKE_C_COMPILER=${CC}"
     "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_PREFIX_PATH=${_moved}" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
 file(READ "${_fp}/compile_commands.json" _commands)
@@ -93,10 +95,12 @@ if(PKG_CONFIG)
   # The C API test, built and run the way C-24 builds it (tests/consumers/pkg_config.cmake).
   run("${CMAKE_COMMAND}" "-DPKG_CONFIG=${PKG_CONFIG}" "-DCC=${CC}" "-DPREFIX=${_moved}"
       "-DSTATIC=${STATIC}" "-DSOURCE=${_src}/test_c_api.c" "-DOUT=${WORK}/pc_c_consumer"
+      "-DEMULATOR=${EMULATOR}" "-DWINDOWS=${WINDOWS}"
       -P "${SOURCE_DIR}/tests/consumers/pkg_config.cmake")
+  rpath_flag(_rpath "${_libdir}")
   run("${CXX}" -std=c++17 -Wall -Wextra -Werror "${_src}/consumer.cpp" ${_flags} -pthread
-      "-Wl,-rpath,${_libdir}" -o "${WORK}/pc_cxx_consumer")
-  run("${WORK}/pc_cxx_consumer")
+      ${_rpath} -o "${WORK}/pc_cxx_consumer")
+  run_program("${WORK}/pc_cxx_consumer" "${_moved}")
 else()
   message(FATAL_ERROR "pkg-config not found: install pkg-config (scripts/setup does)")
 endif()

@@ -3,7 +3,8 @@
 # which must export some, so that the pattern below is known to find them.
 # Run: cmake -DNM=<nm> -DWITHOUT=<lib> [-DWITH=<lib>] -DSHARED=ON|OFF -P testing_hooks.cmake
 if(NOT SHARED)
-  message("SKIPPED: not an ELF shared library; a static library has no dynamic symbol table")
+  message("SKIPPED: not an ELF shared library: a static library has no dynamic symbol table, "
+          "and a Windows DLL's or a Mach-O library's exports are not what nm -D reads")
   return()
 endif()
 
