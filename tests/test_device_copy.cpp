@@ -14,9 +14,8 @@
 #include "dlbridge/dlbridge.h"
 #include "dlbridge/testing.h"
 #if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
-#include <dlfcn.h>
-
 #include "fake_driver.h"
+#include "platform.h"
 #endif
 
 using dlbridge::CopyOptions;
@@ -77,7 +76,7 @@ struct Fake {
   fake_driver_live_allocations_fn live_allocations = nullptr;
 
   Fake(GpuRuntime which, const char* path) : runtime(which) {
-    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    handle = DlbTestOpenLibrary(path);
     REQUIRE_MESSAGE(handle != nullptr, path);
     reset = Get<fake_driver_reset_fn>("fake_driver_reset");
     log = Get<fake_driver_log_fn>("fake_driver_log");
@@ -96,7 +95,7 @@ struct Fake {
   Fake(const Fake&) = delete;
   template <class Fn>
   Fn Get(const char* name) {
-    void* p = dlsym(handle, name);
+    void* p = DlbTestSymbol(handle, name);
     REQUIRE_MESSAGE(p != nullptr, name);
     return reinterpret_cast<Fn>(p);
   }

@@ -1,12 +1,15 @@
 /* CPY-8: dlb_copy_to from C (spec/copies.md). Host to host always; with the fake CUDA driver
  * (ctest sets DLBRIDGE_CUDA_LIBRARY to it) also host to device and back, and a failed
  * allocation. Exit status 0 when every check passed. */
+#define _POSIX_C_SOURCE 200809L /* setenv in platform.h */
+
 #include <dlbridge/dlbridge_c.h>
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "platform.h"
 
 static int failures = 0;
 #define CHECK(cond)                                                                      \
@@ -24,7 +27,7 @@ static int Contains(const char* text, const char* part) {
 
 static void (*FakeFunction(void* handle, const char* name))(void) {
   void (*fn)(void) = NULL;
-  void* p = handle != NULL ? dlsym(handle, name) : NULL;
+  void* p = DlbTestSymbol(handle, name);
   if (p != NULL) memcpy(&fn, &p, sizeof fn);
   return fn;
 }
@@ -74,7 +77,7 @@ int main(void) {
 
   const char* fake = getenv("DLBRIDGE_CUDA_LIBRARY");
   if (fake != NULL && fake[0] != '\0') {
-    void* handle = dlopen(fake, RTLD_NOW | RTLD_LOCAL);
+    void* handle = DlbTestOpenLibrary(fake);
     CHECK(handle != NULL);
     int (*live)(void) = (int (*)(void))FakeFunction(handle, "fake_driver_live_allocations");
     void (*fail)(const char*, int) =
