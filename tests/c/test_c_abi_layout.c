@@ -50,13 +50,27 @@ FROZEN(offsetof(dlb_layout, shape) == 40);
 FROZEN(offsetof(dlb_layout, strides) == 40 + 8 * DLB_MAX_DIMS);
 FROZEN(sizeof(dlb_layout) == 40 + 16 * DLB_MAX_DIMS);
 
+/* dlb_copy_options, version 1 (CPY-8): 40 bytes, no hidden padding. */
+FROZEN(offsetof(dlb_copy_options, struct_size) == 0);
+FROZEN(offsetof(dlb_copy_options, asynchronous) == 4);
+FROZEN(offsetof(dlb_copy_options, stream) == 8);
+FROZEN(offsetof(dlb_copy_options, producer_stream) == 16);
+FROZEN(offsetof(dlb_copy_options, level_zero_context) == 24);
+FROZEN(offsetof(dlb_copy_options, level_zero_device) == 32);
+FROZEN(sizeof(dlb_copy_options) == 40);
+FROZEN(DLB_STREAM_DEFAULT == INT64_MIN);
+
 /* The initialisers fill struct_size with the size the caller compiled against. */
 static const dlb_export_options kExportDefaults = DLB_EXPORT_OPTIONS_INIT;
 static const dlb_import_options kImportDefaults = DLB_IMPORT_OPTIONS_INIT;
-FROZEN(sizeof kExportDefaults == 40 && sizeof kImportDefaults == 24);
+static const dlb_copy_options kCopyDefaults = DLB_COPY_OPTIONS_INIT;
+FROZEN(sizeof kExportDefaults == 40 && sizeof kImportDefaults == 24 && sizeof kCopyDefaults == 40);
 
 /* A translation unit must declare something; this also keeps the defaults referenced. */
 int dlb_abi_layout_test_anchor(void);
 int dlb_abi_layout_test_anchor(void) {
-  return kExportDefaults.device_id == -1 && kImportDefaults.struct_size == 24 ? 0 : 1;
+  return kExportDefaults.device_id == -1 && kImportDefaults.struct_size == 24 &&
+                 kCopyDefaults.producer_stream == -1
+             ? 0
+             : 1;
 }
