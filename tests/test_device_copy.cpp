@@ -13,10 +13,7 @@
 #include "counting.h"
 #include "dlbridge/dlbridge.h"
 #include "dlbridge/testing.h"
-#if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
-#include "fake_driver.h"
-#include "platform.h"
-#endif
+#include "fake_runtime.h"
 
 using dlbridge::CopyOptions;
 using dlbridge::CopyTo;
@@ -56,71 +53,6 @@ void Iota(Buffer& buf, int n) {
 }
 
 #if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
-constexpr bool kHaveFakes = true;
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-// One fake runtime, opened at the path dlbridge loads (so both share its state), made the
-// runtime's library for the test's duration.
-struct Fake {
-  GpuRuntime runtime;
-  void* handle = nullptr;
-  fake_driver_reset_fn reset = nullptr;
-  fake_driver_log_fn log = nullptr;
-  fake_driver_fail_fn fail = nullptr;
-  fake_driver_live_events_fn live_events = nullptr;
-  fake_driver_live_allocations_fn live_allocations = nullptr;
-
-  Fake(GpuRuntime which, const char* path) : runtime(which) {
-    handle = DlbTestOpenLibrary(path);
-    REQUIRE_MESSAGE(handle != nullptr, path);
-    reset = Get<fake_driver_reset_fn>("fake_driver_reset");
-    log = Get<fake_driver_log_fn>("fake_driver_log");
-    fail = Get<fake_driver_fail_fn>("fake_driver_fail");
-    live_events = Get<fake_driver_live_events_fn>("fake_driver_live_events");
-    live_allocations = Get<fake_driver_live_allocations_fn>("fake_driver_live_allocations");
-    dlbridge::testing::DrainEventPools();
-    reset();
-    dlbridge::testing::SetRuntimeLibrary(runtime, path);
-  }
-  ~Fake() {
-    dlbridge::testing::DrainEventPools();
-    dlbridge::testing::SetRuntimeLibrary(runtime, nullptr);
-    reset();
-  }
-  Fake(const Fake&) = delete;
-  template <class Fn>
-  Fn Get(const char* name) {
-    void* p = DlbTestSymbol(handle, name);
-    REQUIRE_MESSAGE(p != nullptr, name);
-    return reinterpret_cast<Fn>(p);
-  }
-  std::string Log() const { return log(); }
-  // The log's lines after `mark` (a Log().size()): the fake's reset would also forget its
-  // allocations, so tests mark instead of resetting.
-  std::string Since(size_t mark) const { return Log().substr(mark); }
-};
-
-struct CudaFake : Fake {
-  fake_driver_context_depth_fn depth = nullptr;
-  fake_driver_retained_contexts_fn retained = nullptr;
-  CudaFake() : Fake(GpuRuntime::kCuda, DLBRIDGE_TEST_FAKE_CUDA) {
-    depth = Get<fake_driver_context_depth_fn>("fake_driver_context_depth");
-    retained = Get<fake_driver_retained_contexts_fn>("fake_driver_retained_contexts");
-  }
-};
-
-struct HipFake : Fake {
-  fake_driver_current_device_fn current_device = nullptr;
-  HipFake() : Fake(GpuRuntime::kHip, DLBRIDGE_TEST_FAKE_HIP) {
-    current_device = Get<fake_driver_current_device_fn>("fake_driver_current_device");
-  }
-};
-
 // Floats 0..n-1 copied into new fake device memory (CUDA device 0).
 Tensor DeviceIota(int n, DLDevice device = {kDLCUDA, 0}) {
   Buffer buf;
@@ -128,8 +60,6 @@ Tensor DeviceIota(int n, DLDevice device = {kDLCUDA, 0}) {
   Iota(buf, n);
   return CopyTo(HostTensor(buf, c, F32({n})), device);
 }
-#else
-constexpr bool kHaveFakes = false;
 #endif
 
 }  // namespace

@@ -11,13 +11,11 @@
 
 #include "counting.h"
 #include "dlbridge/testing.h"
+#include "fake_runtime.h"
 #include "platform.h"
 #if !defined(_WIN32)
 #include <sys/wait.h>
 #include <unistd.h>
-#endif
-#if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
-#include "fake_driver.h"
 #endif
 
 using dlbridge::ErrorCode;
@@ -27,80 +25,8 @@ using namespace dlbtest;
 
 namespace {
 
-#if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
-constexpr bool kHaveFakes = true;
-
-// One fake library, opened at the path dlbridge is told to load (so both share its state), and
-// made the runtime's library for the test's duration; the defaults are restored afterwards.
-struct Fake {
-  GpuRuntime runtime;
-  void* handle = nullptr;
-  fake_driver_reset_fn reset = nullptr;
-  fake_driver_log_fn log = nullptr;
-  fake_driver_fail_fn fail = nullptr;
-  fake_driver_live_events_fn live_events = nullptr;
-  fake_driver_device_base_fn device_base = nullptr;
-
-  Fake(GpuRuntime which, const char* path) : runtime(which) {
-    handle = DlbTestOpenLibrary(path);
-    REQUIRE_MESSAGE(handle != nullptr, path);
-    reset = Get<fake_driver_reset_fn>("fake_driver_reset");
-    log = Get<fake_driver_log_fn>("fake_driver_log");
-    fail = Get<fake_driver_fail_fn>("fake_driver_fail");
-    live_events = Get<fake_driver_live_events_fn>("fake_driver_live_events");
-    device_base = Get<fake_driver_device_base_fn>("fake_driver_device_base");
-    reset();
-    dlbridge::testing::SetRuntimeLibrary(runtime, path);  // loaded again on first use
-  }
-  ~Fake() {
-    dlbridge::testing::DrainEventPools();  // STR-10: pooled events go back to this fake
-    dlbridge::testing::SetRuntimeLibrary(runtime, nullptr);
-    reset();
-  }
-  Fake(const Fake&) = delete;
-  template <class Fn>
-  Fn Get(const char* name) {
-    void* p = DlbTestSymbol(handle, name);
-    REQUIRE_MESSAGE(p != nullptr, name);
-    return reinterpret_cast<Fn>(p);
-  }
-  std::string Log() const { return log(); }
-  // Drops what the log holds so far (a load's lines, a setup order).
-  void ClearLog() {
-    dlbridge::testing::DrainEventPools();  // STR-10: pooled events go back to this fake
-    const int live = live_events();
-    REQUIRE(live == 0);
-    reset();
-  }
-};
-
-struct CudaFake : Fake {
-  fake_driver_context_depth_fn depth = nullptr;
-  fake_driver_retained_contexts_fn retained = nullptr;
-  CudaFake() : Fake(GpuRuntime::kCuda, DLBRIDGE_TEST_FAKE_CUDA) {
-    depth = Get<fake_driver_context_depth_fn>("fake_driver_context_depth");
-    retained = Get<fake_driver_retained_contexts_fn>("fake_driver_retained_contexts");
-  }
-};
-
-struct HipFake : Fake {
-  fake_driver_current_device_fn current_device = nullptr;
-  HipFake() : Fake(GpuRuntime::kHip, DLBRIDGE_TEST_FAKE_HIP) {
-    current_device = Get<fake_driver_current_device_fn>("fake_driver_current_device");
-  }
-};
-#else
-constexpr bool kHaveFakes = false;
-#endif
-
 constexpr bool kCudaBuilt = DLBRIDGE_TEST_WITH_CUDA != 0;
 constexpr bool kHipBuilt = DLBRIDGE_TEST_WITH_HIP != 0;
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 }  // namespace
 
