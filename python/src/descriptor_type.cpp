@@ -1,5 +1,6 @@
 // dlbridge.MemoryDescriptor: the core's descriptor API, its view of a
-// dlbridge.Tensor's own descriptor, and Python owners held from C++ (released on any thread).
+// dlbridge.Tensor's own descriptor, and Python owners held from C++ (released on any thread,
+// through python_entry.cpp's DecRefAnyThread).
 #include "py_internal.h"
 
 namespace dlbpy {
@@ -296,118 +297,7 @@ PyType_Slot kDescriptorSlots[] = {
     {0, nullptr},
 };
 
-// Shutdown (PY-52): threads inside a PythonEntry, and whether the
-// atexit hook has run. Sequentially consistent: a thread counts itself in, then reads the
-// flag; the hook sets the flag, then waits for the count to reach zero.
-std::atomic<long> g_in_python{0};
-// Entries by threads that held the GIL already: changed and read only with the GIL held, so a
-// plain count (no locked instruction on the common path); the hook waits for it too.
-long g_in_python_holding = 0;
-std::atomic<bool> g_shutting_down{false};
-
-bool InterpreterFinalizing() noexcept {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing() != 0;
-#else
-  return _Py_IsFinalizing() != 0;
-#endif
-}
-
-// Runs from atexit, before finalisation begins, with the GIL held: from here on releases
-// leak; the threads already entering Python get the GIL (released while waiting) and finish.
-PyObject* ShutdownHook(PyObject*, PyObject*) {
-  g_shutting_down.store(true);
-  while (g_in_python.load() > 0 || g_in_python_holding > 0) {
-    PyThreadState* saved = PyEval_SaveThread();
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-    PyEval_RestoreThread(saved);
-  }
-  Py_RETURN_NONE;
-}
-
-PyMethodDef kShutdownHookDef = {"_dlbridge_shutdown", ShutdownHook, METH_NOARGS, nullptr};
-
-// A forked child has only the forking thread: threads the parent counted in are not there to
-// leave, and the child's exit would wait for them for ever.
-void ForgetOtherThreads() {
-  g_in_python.store(0);
-  g_in_python_holding = 0;
-}
-
-// Whether this thread holds the GIL (is attached to the interpreter). Not PyGILState_Check,
-// which answers 1 for every thread once a sub-interpreter exists.
-bool HoldsGil() noexcept {
-#if PY_VERSION_HEX >= 0x030D0000
-  return PyThreadState_GetUnchecked() != nullptr;  // this thread's own, attached or NULL
-#elif PY_VERSION_HEX >= 0x030C0000
-  return _PyThreadState_UncheckedGet() != nullptr;  // thread-local from 3.12 on
-#else
-  // 3.11: the current thread state is the process's; compare it with this thread's own.
-  PyThreadState* mine = PyGILState_GetThisThreadState();
-  return mine != nullptr && mine == _PyThreadState_UncheckedGet();
-#endif
-}
-
 }  // namespace
-
-// PY-52: Python is entered only before shutdown; a thread that could not take the GIL any
-// more (PyGILState_Ensure after finalisation began ends the thread) leaks instead.
-PythonEntry::PythonEntry() noexcept {
-  if (HoldsGil()) {
-    // Already held (a capsule's destructor, say): not taken again, but counted in, since what
-    // runs inside (a DECREF reaching a __del__) may hand the GIL to the hook's thread, which
-    // must then wait for this one to leave. The hook runs with the GIL: no race with the check.
-    if (g_shutting_down.load(std::memory_order_relaxed) || InterpreterFinalizing()) return;
-    ++g_in_python_holding;
-    entered_ = true;
-    return;
-  }
-  g_in_python.fetch_add(1);
-  if (g_shutting_down.load() || !Py_IsInitialized() || InterpreterFinalizing()) {
-    g_in_python.fetch_sub(1);
-    return;
-  }
-  state_ = PyGILState_Ensure();
-  entered_ = took_ = true;
-}
-
-PythonEntry::~PythonEntry() {
-  if (!entered_) return;
-  if (!took_) {
-    --g_in_python_holding;  // the GIL is held again here, whatever ran inside
-    return;
-  }
-  PyGILState_Release(state_);
-  g_in_python.fetch_sub(1);
-}
-
-int InstallShutdownHook() {
-#if !defined(_WIN32)
-  static const bool kAtFork = pthread_atfork(nullptr, nullptr, &ForgetOtherThreads) == 0;
-  if (!kAtFork) {
-    PyErr_SetString(PyExc_RuntimeError, "dlbridge: pthread_atfork failed");
-    return -1;
-  }
-#endif
-  g_shutting_down.store(false);  // an embedder's interpreter initialised again imports anew
-  PyObject* atexit = PyImport_ImportModule("atexit");
-  if (atexit == nullptr) return -1;
-  PyObject* hook = PyCFunction_New(&kShutdownHookDef, nullptr);
-  PyObject* result = hook != nullptr ? PyObject_CallMethod(atexit, "register", "O", hook) : nullptr;
-  Py_XDECREF(hook);
-  Py_DECREF(atexit);
-  if (result == nullptr) return -1;
-  Py_DECREF(result);
-  return 0;
-}
-
-// PY-3: a Python owner's reference is dropped with the GIL taken, on any thread; from
-// shutdown on it is leaked.
-void DecRefAnyThread(PyObject* object) noexcept {
-  const PythonEntry python;
-  if (!python.entered()) return;  // the interpreter is going: leak on purpose
-  Py_DECREF(object);
-}
 
 PyObject* SolePythonOwner(const dlbridge::MemoryDescriptor& d) {
   std::shared_ptr<const void> owner = d.GetOwner();

@@ -12,6 +12,7 @@
 //                         Python advice by error code
 //   args.cpp              Python arguments -> C++ values (ints, addresses, shapes, dtypes)
 //   descriptor_type.cpp   dlbridge.MemoryDescriptor; Python owners held from C++
+//   python_entry.cpp      entering Python from any thread, and the shutdown hook (see PY-52)
 //   tensor_type.cpp       dlbridge.Tensor: construction, attributes, __dlpack_device__, its
 //                         export plans
 //   dlpack_export.cpp     __dlpack__, stream rules, capsules (hot: one translation unit)
@@ -263,20 +264,72 @@ inline bool ToDevice(PyObject* value, const char* what, DLDevice* out) {
 // ---- dlbridge.MemoryDescriptor (descriptor_type.cpp) ----
 
 extern PyType_Spec kDescriptorSpec;
+// ---- Entering Python from any thread (python_entry.cpp) ----
+
+// Shutdown (see PY-52): entries of threads that took the GIL (atomic), entries of threads that
+// held it already (read and changed only with the GIL held), and whether the atexit hook ran.
+extern std::atomic<long> g_in_python;
+extern long g_in_python_holding;
+extern std::atomic<bool> g_shutting_down;
+
+inline bool InterpreterFinalizing() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
+// Whether this thread holds the GIL (is attached to the interpreter). Not PyGILState_Check,
+// which answers 1 for every thread once a sub-interpreter exists.
+inline bool HoldsGil() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+  return PyThreadState_GetUnchecked() != nullptr;  // this thread's own, attached or NULL
+#elif PY_VERSION_HEX >= 0x030C0000
+  return _PyThreadState_UncheckedGet() != nullptr;  // thread-local from 3.12 on
+#else
+  // 3.11: the current thread state is the process's; compare it with this thread's own.
+  PyThreadState* mine = PyGILState_GetThisThreadState();
+  return mine != nullptr && mine == _PyThreadState_UncheckedGet();
+#endif
+}
+
 // Enters Python from any thread for its lifetime (see PY-52): entered() is true with the GIL held,
 // false from interpreter shutdown on, when the caller must leak what it would have dropped.
-// Every entry counts itself in (the atexit hook waits for the count); a thread that holds the
-// GIL already (a deleter run by a capsule's destructor: the common case) does not take it
-// again, the others take it with PyGILState_Ensure.
+// Every entry counts itself in (the atexit hook waits for the count). A thread that holds the
+// GIL already (a deleter run by a capsule's destructor: the common case, every export's end)
+// does not take it again: that path is inline, since it is half of every exchange's deleter;
+// the others take it with PyGILState_Ensure, out of line.
 class PythonEntry {
  public:
-  PythonEntry() noexcept;
-  ~PythonEntry();
+  PythonEntry() noexcept {
+    if (!HoldsGil()) {
+      EnterTakingGil();
+      return;
+    }
+    // Counted in all the same, since what runs inside (a DECREF reaching a __del__) may hand
+    // the GIL to the hook's thread, which must then wait for this one to leave. The hook runs
+    // with the GIL: no race with the check.
+    if (g_shutting_down.load(std::memory_order_relaxed) || InterpreterFinalizing()) return;
+    ++g_in_python_holding;
+    entered_ = true;
+  }
+  ~PythonEntry() {
+    if (!entered_) return;
+    if (took_) {
+      LeaveReleasingGil();
+      return;
+    }
+    --g_in_python_holding;  // the GIL is held again here, whatever ran inside
+  }
   PythonEntry(const PythonEntry&) = delete;
   PythonEntry& operator=(const PythonEntry&) = delete;
   bool entered() const noexcept { return entered_; }
 
  private:
+  void EnterTakingGil() noexcept;
+  void LeaveReleasingGil() noexcept;
+
   PyGILState_STATE state_{};
   bool entered_ = false;
   bool took_ = false;  // PyGILState_Ensure'd: released by the destructor
