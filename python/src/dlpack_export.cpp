@@ -9,9 +9,55 @@ namespace {
 // The keep-alive of an emission: the reference to the dlbridge.Tensor (any thread).
 void DropTensorRef(void* object) noexcept { DecRefAnyThread(static_cast<PyObject*>(object)); }
 
+// PY-67: the blocks of exports (the managed tensor, its keep-alive and its dims: about
+// 120 + 16 * ndim bytes) are recycled, since every exchange makes one and frees one. Blocks of
+// up to kPooledBytes (ndim <= 8) go back to a stack of kPoolSize once their export ends and are
+// handed out again before the C heap is asked; larger ones, and those the full stack refuses,
+// come from and go back to the C heap (never Python's allocator: a block may outlive the
+// interpreter that made it). A header before each block says which kind it is. The stack is
+// touched only with the GIL held (an export, and the end of one once inside Python), so it
+// takes no lock; from shutdown on, ends leak their blocks (see PY-52).
+class BlockPool {
+ public:
+  static constexpr size_t kPooledBytes = 256;
+  static constexpr size_t kPoolSize = 16;
+
+  void* Allocate(size_t bytes) noexcept {
+    const bool pooled = bytes <= kPooledBytes;
+    if (pooled && count_ > 0) return Block(free_[--count_]);
+    auto* memory =
+        static_cast<Header*>(std::malloc(sizeof(Header) + (pooled ? kPooledBytes : bytes)));
+    if (memory == nullptr) return nullptr;  // the core reports it (kOutOfMemory)
+    memory->pooled = pooled;
+    return Block(memory);
+  }
+
+  void Free(void* block) noexcept {
+    Header* memory = static_cast<Header*>(block) - 1;
+    if (memory->pooled && count_ < kPoolSize) {
+      free_[count_++] = memory;
+      return;
+    }
+    std::free(memory);
+  }
+
+ private:
+  struct alignas(16) Header {  // keeps the block as aligned as malloc's memory
+    bool pooled;
+  };
+  static void* Block(Header* memory) noexcept { return memory + 1; }
+
+  Header* free_[kPoolSize] = {};
+  size_t count_ = 0;
+};
+
+BlockPool g_blocks;  // the GIL guards it
+
+void* AllocateBlock(size_t bytes) noexcept { return g_blocks.Allocate(bytes); }
+
 // PY-12: ends an emission (its deleter may run on any thread, with the GIL or without it):
-// takes the GIL once to free the pymalloc block and drop the tensor reference (the
-// keep-alive); from interpreter shutdown on both are leaked on purpose (see PY-52).
+// takes the GIL once to give the block back and drop the tensor reference (the keep-alive);
+// from interpreter shutdown on both are leaked on purpose (see PY-52).
 void EndExport(void* block, dlbridge::KeepAlive keepAlive) noexcept {
   auto* tensor = static_cast<PyObject*>(keepAlive.context);
   const PythonEntry python;
@@ -19,11 +65,11 @@ void EndExport(void* block, dlbridge::KeepAlive keepAlive) noexcept {
   if (tensor != nullptr) {
     --AsTensor(tensor)->exports;  // one export fewer relies on the hold (see PY-50)
   }
-  PyMem_Free(block);
-  Py_XDECREF(tensor);  // the tensor lives until here
+  g_blocks.Free(block);  // before the DECREF, which may run other exports' ends
+  Py_XDECREF(tensor);    // the tensor lives until here
 }
 
-constexpr dlbridge::ExportAllocator kPyAllocator{&PyMem_Malloc, &EndExport};
+constexpr dlbridge::ExportAllocator kPyAllocator{&AllocateBlock, &EndExport};
 
 // Zero-copy export of a dlbridge.Tensor: an emission of the tensor's plan of that kind
 // (tensor_type.cpp, see PY-11); the legacy plan refuses read-only data (PY-8). Every emission
@@ -98,6 +144,17 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     return nullptr;  // see PY-64
   }
   const dlbridge::Tensor& t = AsTensor(self)->t;
+  using dlbridge::python::ToCapsule;
+  // What most consumers ask (NumPy 1 passes nothing; NumPy 2 max_version, dl_device=None and
+  // copy=None): no device, no copy, no stream, and no writes pending. The rules below then
+  // decide nothing (the target is the source: no copy, no host view, no stream to check or
+  // order), so the export is the emission of the kind asked for, whose plan makes the checks.
+  if (dlDevice == Py_None && copy != Py_True && stream == Py_None && !t.stream.has_value()) {
+    DLB_TRY
+    if (versioned) return ToCapsule(ExportSelf<DLManagedTensorVersioned>(self));
+    return ToCapsule(ExportSelf<DLManagedTensor>(self));
+    DLB_CATCH(nullptr)
+  }
   const dlbridge::ExportPlan* plan = nullptr;  // the core's checks and device, for any kind
   DLB_TRY
   plan = &VersionedPlan(AsTensor(self));
@@ -129,7 +186,6 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   if (!needCopy && !OrderExport(t, source, target, stream, consumer)) return nullptr;
   // The capsules are python.h's ToCapsule (see PYH-2): its one destructor deletes only an
   // unconsumed capsule (see PY-13); a capsule that cannot be made runs the deleter at once.
-  using dlbridge::python::ToCapsule;
   DLB_TRY
   if (needCopy) {
     dlbridge::Tensor copied = CopyPlanTo(

@@ -237,6 +237,50 @@ class Lifetime(unittest.TestCase):
         del t
         self.assertEqual(counter.calls, 1)
 
+    def test_py67_export_blocks_are_recycled_and_never_shared_by_live_exports(self):
+        import random
+        rng = random.Random(67)
+        values = floats(1)
+        live = []  # (capsule, versioned, ndim, block address)
+
+        def export(ndim):
+            # ndim up to 8 takes recycled blocks, above that blocks of the C heap
+            shape = tuple([1] * ndim)
+            md = dlbridge.MemoryDescriptor(address_of(values), 4, "host")
+            md.SetOwner(values)
+            t = dlbridge.Tensor(md, "float32", shape)
+            versioned = rng.random() < 0.5
+            cap = t.__dlpack__(max_version=(1, 3)) if versioned else t.__dlpack__()
+            name = capsule_name(cap)
+            live.append((cap, versioned, ndim, capsule_pointer(cap, name)))
+
+        def check_live():
+            addresses = [block for _, _, _, block in live]
+            self.assertEqual(len(set(addresses)), len(addresses), "two live exports share a block")
+            for _, versioned, ndim, block in live:
+                managed = (DLManagedTensorVersioned if versioned else DLManagedTensor).from_address(block)
+                t = managed.dl_tensor
+                self.assertEqual((t.ndim, t.data, t.device.device_type), (ndim, address_of(values), 1))
+                self.assertEqual([t.shape[i] for i in range(ndim)], [1] * ndim)
+                self.assertEqual([t.strides[i] for i in range(ndim)], [1] * ndim)
+
+        for _ in range(400):
+            if live and rng.random() < 0.45:
+                live.pop(rng.randrange(len(live)))  # an unconsumed capsule: its deleter ends it
+            else:
+                export(rng.choice([0, 1, 2, 4, 8, 9, 16, 32]))
+            if len(live) > 40:  # more ends at once than the stack keeps
+                del live[:30]
+            check_live()
+
+        # Ended blocks come back: the next exports of up to 8 dimensions take the same memory.
+        del live[:]
+        export(2)
+        first = live[-1][3]
+        del live[:]
+        export(3)
+        self.assertEqual(live[-1][3], first)
+
     def test_py13_capsule_destructor_deletes_only_unconsumed_capsules(self):
         counter = ReleaseCounter()
         t = host_tensor(floats(4), counter=counter)
