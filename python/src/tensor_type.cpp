@@ -253,8 +253,9 @@ PyObject* TensorDlpackDevice(PyObject* self, PyObject*) {
   DLB_TRY
   device = VersionedPlan(AsTensor(self)).Device();  // the core's answer: what __dlpack__ emits
   DLB_CATCH(nullptr)
-  // NumPy 1.x asks every producer before each import: host memory's answer is one tuple,
-  // made once (tuples are immutable), and the rest skip Py_BuildValue's format parsing.
+  // Consumers that pick a stream ask every producer before each import (PyTorch, CuPy,
+  // dlbridge.from_dlpack): host memory's answer is one tuple, made once (tuples are
+  // immutable), and the rest skip Py_BuildValue's format parsing.
   if (device.device_type == kDLCPU && device.device_id == 0) {
     static PyObject* cpu = nullptr;  // kept for the process
     if (cpu == nullptr) cpu = Py_BuildValue("(ii)", static_cast<int>(kDLCPU), 0);
