@@ -272,14 +272,6 @@ extern std::atomic<long> g_in_python;
 extern long g_in_python_holding;
 extern std::atomic<bool> g_shutting_down;
 
-inline bool InterpreterFinalizing() noexcept {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing() != 0;
-#else
-  return _Py_IsFinalizing() != 0;
-#endif
-}
-
 // Whether this thread holds the GIL (is attached to the interpreter). Not PyGILState_Check,
 // which answers 1 for every thread once a sub-interpreter exists.
 inline bool HoldsGil() noexcept {
@@ -309,8 +301,9 @@ class PythonEntry {
     }
     // Counted in all the same, since what runs inside (a DECREF reaching a __del__) may hand
     // the GIL to the hook's thread, which must then wait for this one to leave. The hook runs
-    // with the GIL: no race with the check.
-    if (g_shutting_down.load(std::memory_order_relaxed) || InterpreterFinalizing()) return;
+    // with the GIL: no race with the check. Only the hook's flag is read: a thread that holds
+    // the GIL may drop references during finalisation, as finalisation itself does.
+    if (g_shutting_down.load(std::memory_order_relaxed)) return;
     ++g_in_python_holding;
     entered_ = true;
   }

@@ -16,6 +16,14 @@ std::atomic<bool> g_shutting_down{false};
 
 namespace {
 
+bool InterpreterFinalizing() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
 // Runs from atexit, before finalisation begins, with the GIL held: from here on releases
 // leak; the threads already entering Python get the GIL (released while waiting) and finish.
 PyObject* ShutdownHook(PyObject*, PyObject*) {
