@@ -9,21 +9,27 @@ namespace {
 // The keep-alive of an emission: the reference to the dlbridge.Tensor (any thread).
 void DropTensorRef(void* object) noexcept { DecRefAnyThread(static_cast<PyObject*>(object)); }
 
-// PY-67: the blocks of exports (the managed tensor, its keep-alive and its dims: about
-// 120 + 16 * ndim bytes) are recycled, since every exchange makes one and frees one. Blocks of
-// up to kPooledBytes (ndim <= 8) go back to a stack of kPoolSize once their export ends and are
-// handed out again before the C heap is asked; larger ones, and those the full stack refuses,
-// come from and go back to the C heap (never Python's allocator: a block may outlive the
-// interpreter that made it). A header before each block says which kind it is. The stack is
-// touched only with the GIL held (an export, and the end of one once inside Python), so it
-// takes no lock; from shutdown on, ends leak their blocks (see PY-52).
+// PY-67: the blocks of exports (the managed tensor, its keep-alive and its dims: 104 or 120
+// bytes and 16 per dimension) are recycled, since every exchange makes one and frees one.
+// Blocks of up to kPooledBytes (every export of up to 8 dimensions) go back to a stack of
+// kPoolSize once their export ends and are handed out again before the C heap is asked;
+// larger ones, and those the full stack refuses, come from and go back to the C heap (never
+// Python's allocator: a block may outlive the interpreter that made it). A header before
+// each block says which kind it is. The stack is touched only with the GIL held (an export,
+// and the end of one once inside Python), so it takes no lock; from shutdown on, ends leak
+// their blocks (see PY-52). A free-threaded build, whose GIL a user may keep off, has no
+// stack.
 class BlockPool {
  public:
   static constexpr size_t kPooledBytes = 256;
+#ifdef Py_GIL_DISABLED
+  static constexpr size_t kPoolSize = 0;
+#else
   static constexpr size_t kPoolSize = 16;
+#endif
 
   void* Allocate(size_t bytes) noexcept {
-    const bool pooled = bytes <= kPooledBytes;
+    const bool pooled = kPoolSize > 0 && bytes <= kPooledBytes;
     if (pooled && count_ > 0) return Block(free_[--count_]);
     auto* memory =
         static_cast<Header*>(std::malloc(sizeof(Header) + (pooled ? kPooledBytes : bytes)));
@@ -41,13 +47,17 @@ class BlockPool {
     std::free(memory);
   }
 
+  // A forked child may have been forked while another thread was half way through the
+  // stack: it starts with an empty one (the blocks leak).
+  void Forget() noexcept { count_ = 0; }
+
  private:
   struct alignas(16) Header {  // keeps the block as aligned as malloc's memory
     bool pooled;
   };
   static void* Block(Header* memory) noexcept { return memory + 1; }
 
-  Header* free_[kPoolSize] = {};
+  Header* free_[kPoolSize > 0 ? kPoolSize : 1] = {};
   size_t count_ = 0;
 };
 
@@ -152,6 +162,9 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   if (dlDevice == Py_None && copy != Py_True && stream == Py_None && !t.stream.has_value()) {
     DLB_TRY
     if (versioned) return ToCapsule(ExportSelf<DLManagedTensorVersioned>(self));
+    // The versioned plan's checks first, as below: a tensor that fails one of them and a
+    // legacy-only check too gets the same error with and without dl_device.
+    VersionedPlan(AsTensor(self));
     return ToCapsule(ExportSelf<DLManagedTensor>(self));
     DLB_CATCH(nullptr)
   }
@@ -207,6 +220,8 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   return ToCapsule(m);
   DLB_CATCH(nullptr)
 }
+
+void ForgetRecycledBlocks() noexcept { g_blocks.Forget(); }
 
 DLManagedTensorVersioned* ExportVersioned(PyObject* tensor) {
   return ExportSelf<DLManagedTensorVersioned>(tensor);

@@ -374,6 +374,8 @@ inline const dlbridge::ExportPlan& LegacyPlan(PyTensor* tensor) {
 PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 // A zero-copy versioned export of a dlbridge.Tensor (the exchange API's); throws.
 DLManagedTensorVersioned* ExportVersioned(PyObject* tensor);
+// Empties the stack of recycled export blocks (a forked child's, see PY-67); they leak.
+void ForgetRecycledBlocks() noexcept;
 
 // ---- Copies (copies.cpp) ----
 

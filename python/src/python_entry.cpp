@@ -43,6 +43,7 @@ PyMethodDef kShutdownHookDef = {"_dlbridge_shutdown", ShutdownHook, METH_NOARGS,
 void ForgetOtherThreads() {
   g_in_python.store(0);
   g_in_python_holding = 0;
+  ForgetRecycledBlocks();  // one of them may have been changing it
 }
 
 }  // namespace

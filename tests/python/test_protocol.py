@@ -73,6 +73,20 @@ class DlpackArguments(unittest.TestCase):
         self.assertTrue(imported.readonly)
         self.assertEqual(imported.descriptor.GetPointer(), address_of(self.values))
 
+    def test_py11_a_tensor_fails_alike_whatever_the_call_asks(self):
+        # read-only (refused by the legacy plan) and unowned (PY-54, after the versioned
+        # plan's checks): the bare call and one with dl_device take the same path to the error
+        md = dlbridge.MemoryDescriptor(address_of(self.values), 24, "host")
+        t = dlbridge.Tensor(md, "float32", (6,), flags=F_RO)
+        seen = set()
+        for kwargs in ({}, {"stream": None}, {"dl_device": (1, 0)}, {"copy": False},
+                       {"max_version": (1, 3)}, {"max_version": (1, 3), "dl_device": (1, 0)}):
+            with self.subTest(kwargs=kwargs), self.assertRaises(BufferError) as cm:
+                t.__dlpack__(**kwargs)
+            seen.add((cm.exception.code, str(cm.exception)))
+        self.assertEqual(len(seen), 1, seen)
+        self.assertEqual(next(iter(seen))[0], "kNoHold")
+
     def test_py9_stream_rules_per_device(self):
         self.t.__dlpack__(stream=None)
         for s in (0, 1, 2, -1, 12345):
@@ -243,13 +257,14 @@ class Lifetime(unittest.TestCase):
         values = floats(1)
         live = []  # (capsule, versioned, ndim, block address)
 
-        def export(ndim):
-            # ndim up to 8 takes recycled blocks, above that blocks of the C heap
+        def export(ndim, versioned=None):
+            # up to 8 dimensions take recycled blocks, more take blocks of the C heap
             shape = tuple([1] * ndim)
             md = dlbridge.MemoryDescriptor(address_of(values), 4, "host")
             md.SetOwner(values)
             t = dlbridge.Tensor(md, "float32", shape)
-            versioned = rng.random() < 0.5
+            if versioned is None:
+                versioned = rng.random() < 0.5
             cap = t.__dlpack__(max_version=(1, 3)) if versioned else t.__dlpack__()
             name = capsule_name(cap)
             live.append((cap, versioned, ndim, capsule_pointer(cap, name)))
@@ -273,13 +288,22 @@ class Lifetime(unittest.TestCase):
                 del live[:30]
             check_live()
 
-        # Ended blocks come back: the next exports of up to 8 dimensions take the same memory.
-        del live[:]
-        export(2)
-        first = live[-1][3]
-        del live[:]
-        export(3)
-        self.assertEqual(live[-1][3], first)
+        # Ended blocks come back: the next export of up to 8 dimensions takes the same memory,
+        # whatever its size (the C heap would give a 136-byte and a 168-byte block different
+        # memory). No collection in between, which could end another test's leftover export.
+        import gc
+        gc.collect()
+        gc.disable()
+        try:
+            del live[:]
+            export(2, versioned=False)  # 136 bytes
+            first = live[-1][3]
+            del live[:]
+            export(3, versioned=True)  # 168 bytes
+            self.assertEqual(live[-1][3], first)
+            del live[:]
+        finally:
+            gc.enable()
 
     def test_py13_capsule_destructor_deletes_only_unconsumed_capsules(self):
         counter = ReleaseCounter()
