@@ -108,45 +108,12 @@ bool CheckStream(PyObject* stream, DLDevice device, int64_t* value) {
   return CheckStreamFor(device, *value, "__dlpack__: stream");
 }
 
-}  // namespace
-
-PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  // PY-7: arguments of the wrong Python type raise TypeError.
-  if (nargs != 0) {
-    PyErr_SetString(PyExc_TypeError,
-                    "__dlpack__() takes only keyword arguments "
-                    "(stream, max_version, dl_device, copy)");
-    return nullptr;
-  }
-  PyObject* stream = Py_None;
-  PyObject* maxVersion = Py_None;
-  PyObject* dlDevice = Py_None;
-  PyObject* copy = Py_None;
-  if (kwnames != nullptr) {
-    PyObject* const names[] = {g_str_stream, g_str_max_version, g_str_dl_device, g_str_copy};
-    PyObject** const slots[] = {&stream, &maxVersion, &dlDevice, &copy};
-    const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      PyObject* key = PyTuple_GET_ITEM(kwnames, i);
-      const int which = KeywordIndex(key, names);
-      if (which < 0) {
-        PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument %R", key);
-        return nullptr;
-      }
-      *slots[which] = args[i];
-    }
-  }
-  bool versioned = false;  // PY-6: max_version selects the capsule
-  if (maxVersion != Py_None) {
-    int64_t major = 0;
-    int64_t minor = 0;
-    if (!ToIntPair(maxVersion, "__dlpack__: max_version", &major, &minor)) return nullptr;
-    versioned = major >= 1;
-  }
-  if (copy != Py_None && !PyBool_Check(copy)) {
-    PyErr_Format(PyExc_TypeError, "__dlpack__: copy must be None, True or False, not %.100R", copy);
-    return nullptr;
-  }
+// An export asked for a device, a copy or a stream, or of a tensor with writes
+// pending: the array API's rules for them, then the emission or the copy. Out of line, so
+// that the common export (TensorDlpack's own) carries none of its frame (see PY-9, PY-10).
+[[gnu::noinline]] PyObject* ExportByRules(PyObject* self, bool versioned, PyObject* stream,
+                                          PyObject* dlDevice, PyObject* copy) {
+  using dlbridge::python::ToCapsule;
   // dl_device is read before the plan is taken: its items' __index__ (user code) may change
   // the tensor, which prepares its plans again (Invalidate) and would leave `plan` dangling.
   DLDevice asked{};
@@ -154,20 +121,6 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     return nullptr;  // see PY-64
   }
   const dlbridge::Tensor& t = AsTensor(self)->t;
-  using dlbridge::python::ToCapsule;
-  // What most consumers ask (NumPy 1 passes nothing; NumPy 2 max_version, dl_device=None and
-  // copy=None): no device, no copy, no stream, and no writes pending. The rules below then
-  // decide nothing (the target is the source: no copy, no host view, no stream to check or
-  // order), so the export is the emission of the kind asked for, whose plan makes the checks.
-  if (dlDevice == Py_None && copy != Py_True && stream == Py_None && !t.stream.has_value()) {
-    DLB_TRY
-    if (versioned) return ToCapsule(ExportSelf<DLManagedTensorVersioned>(self));
-    // The versioned plan's checks first, as below: a tensor that fails one of them and a
-    // legacy-only check too gets the same error with and without dl_device.
-    VersionedPlan(AsTensor(self));
-    return ToCapsule(ExportSelf<DLManagedTensor>(self));
-    DLB_CATCH(nullptr)
-  }
   const dlbridge::ExportPlan* plan = nullptr;  // the core's checks and device, for any kind
   DLB_TRY
   plan = &VersionedPlan(AsTensor(self));
@@ -219,6 +172,63 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   if (hostView) m->dl_tensor.device = DLDevice{kDLCPU, 0};
   return ToCapsule(m);
   DLB_CATCH(nullptr)
+}
+
+}  // namespace
+
+PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  // PY-7: arguments of the wrong Python type raise TypeError.
+  if (nargs != 0) {
+    PyErr_SetString(PyExc_TypeError,
+                    "__dlpack__() takes only keyword arguments "
+                    "(stream, max_version, dl_device, copy)");
+    return nullptr;
+  }
+  PyObject* stream = Py_None;
+  PyObject* maxVersion = Py_None;
+  PyObject* dlDevice = Py_None;
+  PyObject* copy = Py_None;
+  if (kwnames != nullptr) {
+    PyObject* const names[] = {g_str_stream, g_str_max_version, g_str_dl_device, g_str_copy};
+    PyObject** const slots[] = {&stream, &maxVersion, &dlDevice, &copy};
+    const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* key = PyTuple_GET_ITEM(kwnames, i);
+      const int which = KeywordIndex(key, names);
+      if (which < 0) {
+        PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument %R", key);
+        return nullptr;
+      }
+      *slots[which] = args[i];
+    }
+  }
+  bool versioned = false;  // PY-6: max_version selects the capsule
+  if (maxVersion != Py_None) {
+    int64_t major = 0;
+    int64_t minor = 0;
+    if (!ToIntPair(maxVersion, "__dlpack__: max_version", &major, &minor)) return nullptr;
+    versioned = major >= 1;
+  }
+  if (copy != Py_None && !PyBool_Check(copy)) {
+    PyErr_Format(PyExc_TypeError, "__dlpack__: copy must be None, True or False, not %.100R", copy);
+    return nullptr;
+  }
+  using dlbridge::python::ToCapsule;
+  // What most consumers ask (NumPy 1 passes nothing; NumPy 2 max_version, dl_device=None and
+  // copy=None): no device, no copy, no stream, and no writes pending. The rules below then
+  // decide nothing (the target is the source: no copy, no host view, no stream to check or
+  // order), so the export is the emission of the kind asked for, whose plan makes the checks.
+  if (dlDevice == Py_None && copy != Py_True && stream == Py_None &&
+      !AsTensor(self)->t.stream.has_value()) {
+    DLB_TRY
+    if (versioned) return ToCapsule(ExportSelf<DLManagedTensorVersioned>(self));
+    // The versioned plan's checks first, as below: a tensor that fails one of them and a
+    // legacy-only check too gets the same error with and without dl_device.
+    VersionedPlan(AsTensor(self));
+    return ToCapsule(ExportSelf<DLManagedTensor>(self));
+    DLB_CATCH(nullptr)
+  }
+  return ExportByRules(self, versioned, stream, dlDevice, copy);
 }
 
 void ForgetRecycledBlocks() noexcept { g_blocks.Forget(); }
