@@ -82,9 +82,11 @@ void EndExport(void* block, dlbridge::KeepAlive keepAlive) noexcept {
 constexpr dlbridge::ExportAllocator kPyAllocator{&AllocateBlock, &EndExport};
 
 // Zero-copy export of a dlbridge.Tensor: an emission of the tensor's plan of that kind
-// (tensor_type.cpp, see PY-11); the legacy plan refuses read-only data (PY-8). Every emission
-// keeps the Python object alive, so the tensor's own hold is dropped only once the object and
-// every export are gone.
+// (tensor_type.cpp, see PY-11); the legacy plan refuses read-only data (PY-8). A legacy
+// export takes the versioned plan's checks first, so that a tensor failing one of them and a
+// legacy-only check too gets one error whatever the call asks. Every emission keeps the
+// Python object alive, so the tensor's own hold is dropped only once the object and every
+// export are gone.
 template <class Managed>
 Managed* ExportSelf(PyObject* object) {
   PyTensor* self = AsTensor(object);
@@ -93,11 +95,27 @@ Managed* ExportSelf(PyObject* object) {
   if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
     m = VersionedPlan(self).EmitVersioned(keepAlive, kPyAllocator);
   } else {
+    VersionedPlan(self);
     m = LegacyPlan(self).EmitLegacy(keepAlive, kPyAllocator);
   }
   Py_INCREF(object);  // the emission holds it from here on (its deleter drops it)
   ++self->exports;    // one more relies on the hold (see PY-50)
   return m;
+}
+
+// The capsule of a zero-copy export of the kind asked for (python.h's ToCapsule, see PYH-2:
+// its one destructor deletes only an unconsumed capsule, see PY-13; a capsule that cannot be
+// made runs the deleter at once), relabelled (kDLCPU, 0) for a host view (PY-10). Throws.
+PyObject* ExportOwnCapsule(PyObject* self, bool versioned, bool hostView) {
+  using dlbridge::python::ToCapsule;
+  if (versioned) {
+    DLManagedTensorVersioned* m = ExportSelf<DLManagedTensorVersioned>(self);
+    if (hostView) m->dl_tensor.device = DLDevice{kDLCPU, 0};
+    return ToCapsule(m);
+  }
+  DLManagedTensor* m = ExportSelf<DLManagedTensor>(self);
+  if (hostView) m->dl_tensor.device = DLDevice{kDLCPU, 0};
+  return ToCapsule(m);
 }
 
 // PY-9: the array API's stream rules for the device the consumer will use: the core's
@@ -150,8 +168,6 @@ bool CheckStream(PyObject* stream, DLDevice device, int64_t* value) {
   // A copy is ordered after the tensor's pending writes by the copy itself (see PY-65); only a
   // zero-copy export orders the consumer's stream here, before any emission.
   if (!needCopy && !OrderExport(t, source, target, stream, consumer)) return nullptr;
-  // The capsules are python.h's ToCapsule (see PYH-2): its one destructor deletes only an
-  // unconsumed capsule (see PY-13); a capsule that cannot be made runs the deleter at once.
   DLB_TRY
   if (needCopy) {
     dlbridge::Tensor copied = CopyPlanTo(
@@ -163,14 +179,7 @@ bool CheckStream(PyObject* stream, DLDevice device, int64_t* value) {
     }
     return ToCapsule(dlbridge::ToDLPack(std::move(copied)));
   }
-  if (versioned) {
-    DLManagedTensorVersioned* m = ExportSelf<DLManagedTensorVersioned>(self);
-    if (hostView) m->dl_tensor.device = DLDevice{kDLCPU, 0};
-    return ToCapsule(m);
-  }
-  DLManagedTensor* m = ExportSelf<DLManagedTensor>(self);
-  if (hostView) m->dl_tensor.device = DLDevice{kDLCPU, 0};
-  return ToCapsule(m);
+  return ExportOwnCapsule(self, versioned, hostView);
   DLB_CATCH(nullptr)
 }
 
@@ -188,20 +197,9 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   PyObject* maxVersion = Py_None;
   PyObject* dlDevice = Py_None;
   PyObject* copy = Py_None;
-  if (kwnames != nullptr) {
-    PyObject* const names[] = {g_str_stream, g_str_max_version, g_str_dl_device, g_str_copy};
-    PyObject** const slots[] = {&stream, &maxVersion, &dlDevice, &copy};
-    const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      PyObject* key = PyTuple_GET_ITEM(kwnames, i);
-      const int which = KeywordIndex(key, names);
-      if (which < 0) {
-        PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument %R", key);
-        return nullptr;
-      }
-      *slots[which] = args[i];
-    }
-  }
+  PyObject* const names[] = {g_str_stream, g_str_max_version, g_str_dl_device, g_str_copy};
+  PyObject** const slots[] = {&stream, &maxVersion, &dlDevice, &copy};
+  if (!ReadKeywords(kwnames, args, names, slots, "__dlpack__")) return nullptr;
   bool versioned = false;  // PY-6: max_version selects the capsule
   if (maxVersion != Py_None) {
     int64_t major = 0;
@@ -209,11 +207,7 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     if (!ToIntPair(maxVersion, "__dlpack__: max_version", &major, &minor)) return nullptr;
     versioned = major >= 1;
   }
-  if (copy != Py_None && !PyBool_Check(copy)) {
-    PyErr_Format(PyExc_TypeError, "__dlpack__: copy must be None, True or False, not %.100R", copy);
-    return nullptr;
-  }
-  using dlbridge::python::ToCapsule;
+  if (!CheckCopyArgument(copy, "__dlpack__")) return nullptr;
   // What most consumers ask (NumPy 1 passes nothing; NumPy 2 max_version, dl_device=None and
   // copy=None): no device, no copy, no stream, and no writes pending. The rules below then
   // decide nothing (the target is the source: no copy, no host view, no stream to check or
@@ -221,11 +215,7 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   if (dlDevice == Py_None && copy != Py_True && stream == Py_None &&
       !AsTensor(self)->t.stream.has_value()) {
     DLB_TRY
-    if (versioned) return ToCapsule(ExportSelf<DLManagedTensorVersioned>(self));
-    // The versioned plan's checks first, as below: a tensor that fails one of them and a
-    // legacy-only check too gets the same error with and without dl_device.
-    VersionedPlan(AsTensor(self));
-    return ToCapsule(ExportSelf<DLManagedTensor>(self));
+    return ExportOwnCapsule(self, versioned, false);
     DLB_CATCH(nullptr)
   }
   return ExportByRules(self, versioned, stream, dlDevice, copy);

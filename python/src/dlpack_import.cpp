@@ -113,21 +113,8 @@ bool ParseRequest(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Re
   PyObject* device = Py_None;
   PyObject* const names[] = {g_str_device, g_str_copy, g_str_stream};
   PyObject** const slots[] = {&device, &request->copy, &request->stream};
-  const Py_ssize_t n = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* key = PyTuple_GET_ITEM(kwnames, i);
-    const int which = KeywordIndex(key, names);
-    if (which < 0) {
-      PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument %R", key);
-      return false;
-    }
-    *slots[which] = args[nargs + i];
-  }
-  if (request->copy != Py_None && !PyBool_Check(request->copy)) {
-    PyErr_Format(PyExc_TypeError, "from_dlpack: copy must be None, True or False, not %.100R",
-                 request->copy);
-    return false;
-  }
+  if (!ReadKeywords(kwnames, args + nargs, names, slots, "from_dlpack")) return false;
+  if (!CheckCopyArgument(request->copy, "from_dlpack")) return false;
   if (device == Py_None) return true;
   // see PY-64: the producer is given the (type, id) ints whatever spelling was passed here
   if (!ToDevice(device, "from_dlpack: device", &request->want)) return false;

@@ -203,6 +203,32 @@ inline int KeywordIndex(PyObject* key, PyObject* const (&names)[N]) {
   return -1;
 }
 
+// The keyword arguments of a vectorcall (`kwnames`, their values from `values` on) into the
+// slots of their names (KeywordIndex); false with TypeError naming `function` for a name it
+// does not take.
+template <size_t N>
+inline bool ReadKeywords(PyObject* kwnames, PyObject* const* values, PyObject* const (&names)[N],
+                         PyObject** const (&slots)[N], const char* function) {
+  const Py_ssize_t n = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, i);
+    const int which = KeywordIndex(key, names);
+    if (which < 0) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R", function, key);
+      return false;
+    }
+    *slots[which] = values[i];
+  }
+  return true;
+}
+
+// The array API's copy argument is None, True or False: else TypeError naming `function`.
+inline bool CheckCopyArgument(PyObject* copy, const char* function) {
+  if (copy == Py_None || PyBool_Check(copy)) return true;
+  PyErr_Format(PyExc_TypeError, "%s: copy must be None, True or False, not %.100R", function, copy);
+  return false;
+}
+
 // ---- Arguments (args.cpp; ToIntPair inline: the hot paths parse with it) ----
 
 bool ToInt64(PyObject* value, const char* what, int64_t* out);
@@ -261,14 +287,10 @@ inline bool ToDevice(PyObject* value, const char* what, DLDevice* out) {
   return ToDeviceSlow(value, what, out);
 }
 
-// ---- dlbridge.MemoryDescriptor (descriptor_type.cpp) ----
-
-extern PyType_Spec kDescriptorSpec;
 // ---- Entering Python from any thread (python_entry.cpp) ----
 
-// Shutdown (see PY-52): entries of threads that took the GIL (atomic), entries of threads that
-// held it already (read and changed only with the GIL held), and whether the atexit hook ran.
-extern std::atomic<long> g_in_python;
+// Shutdown (see PY-52): entries of threads that held the GIL already (read and changed only
+// with the GIL held), and whether the atexit hook ran.
 extern long g_in_python_holding;
 extern std::atomic<bool> g_shutting_down;
 
@@ -331,6 +353,10 @@ class PythonEntry {
 int InstallShutdownHook();
 // Drops a reference on any thread, taking the GIL; leaks it from shutdown on.
 void DecRefAnyThread(PyObject* object) noexcept;
+
+// ---- dlbridge.MemoryDescriptor (descriptor_type.cpp) ----
+
+extern PyType_Spec kDescriptorSpec;
 // The Python object a descriptor's owner hold keeps (SetOwner), when that hold is the only
 // reference to it that C++ has; else null. Borrowed.
 PyObject* SolePythonOwner(const dlbridge::MemoryDescriptor& d);

@@ -5,16 +5,17 @@
 
 namespace dlbpy {
 
-// Shutdown (PY-52): threads inside a PythonEntry, and whether the
-// atexit hook has run. Sequentially consistent: a thread counts itself in, then reads the
-// flag; the hook sets the flag, then waits for the count to reach zero.
-std::atomic<long> g_in_python{0};
-// Entries by threads that held the GIL already: changed and read only with the GIL held, so a
-// plain count (no locked instruction on the common path); the hook waits for it too.
+// Shutdown (PY-52): entries by threads that held the GIL already: changed and read only with
+// the GIL held, so a plain count (no locked instruction on the common path); the hook waits
+// for it too. And whether the atexit hook has run.
 long g_in_python_holding = 0;
 std::atomic<bool> g_shutting_down{false};
 
 namespace {
+
+// Entries by threads that took the GIL. Sequentially consistent: a thread counts itself in,
+// then reads the flag; the hook sets the flag, then waits for the count to reach zero.
+std::atomic<long> g_in_python{0};
 
 bool InterpreterFinalizing() noexcept {
 #if PY_VERSION_HEX >= 0x030D0000
