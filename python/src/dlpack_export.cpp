@@ -106,7 +106,8 @@ Managed* ExportSelf(PyObject* object) {
 // The capsule of a zero-copy export of the kind asked for (python.h's ToCapsule, see PYH-2:
 // its one destructor deletes only an unconsumed capsule, see PY-13; a capsule that cannot be
 // made runs the deleter at once), relabelled (kDLCPU, 0) for a host view (PY-10). Throws.
-PyObject* ExportOwnCapsule(PyObject* self, bool versioned, bool hostView) {
+[[gnu::always_inline]] inline PyObject* ExportOwnCapsule(PyObject* self, bool versioned,
+                                                         bool hostView) {
   using dlbridge::python::ToCapsule;
   if (versioned) {
     DLManagedTensorVersioned* m = ExportSelf<DLManagedTensorVersioned>(self);
@@ -197,9 +198,11 @@ PyObject* TensorDlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   PyObject* maxVersion = Py_None;
   PyObject* dlDevice = Py_None;
   PyObject* copy = Py_None;
-  PyObject* const names[] = {g_str_stream, g_str_max_version, g_str_dl_device, g_str_copy};
-  PyObject** const slots[] = {&stream, &maxVersion, &dlDevice, &copy};
-  if (!ReadKeywords(kwnames, args, names, slots, "__dlpack__")) return nullptr;
+  if (kwnames != nullptr) {  // (NumPy 1.x passes none: the tables are not built then)
+    PyObject* const names[] = {g_str_stream, g_str_max_version, g_str_dl_device, g_str_copy};
+    PyObject** const slots[] = {&stream, &maxVersion, &dlDevice, &copy};
+    if (!ReadKeywords(kwnames, args, names, slots, "__dlpack__")) return nullptr;
+  }
   bool versioned = false;  // PY-6: max_version selects the capsule
   if (maxVersion != Py_None) {
     int64_t major = 0;
