@@ -114,21 +114,35 @@ def adopt(obj, *, id_type=False):
     On any error the producer's tensor is dropped at once (nothing was adopted).
     """
     tensor = _dlbridge.from_dlpack(obj)
-    # VTK-10: what adopt accepts, as the C++ Adopt (see VTK-5); then the hold moves to the array.
+    # VTK-11: a refusal drops the import before it is raised. The exception's traceback holds
+    # this frame, and with it every local: a tensor still named here would keep the producer
+    # held for as long as the caller keeps the exception.
+    refusal = _refusal(tensor)
+    if refusal is not None:
+        del tensor
+        raise refusal
+    try:
+        return _adopter().adopt(tensor, bool(id_type))
+    except BaseException:
+        del tensor
+        raise
+
+
+def _refusal(tensor):
+    # VTK-10: what adopt accepts, as the C++ Adopt (see VTK-5); the error to raise, or None.
     if tensor.device[0] != _dlbridge.kDLCPU:
-        raise BufferError("dlbridge.vtk.adopt: the tensor is on device %r; a vtkDataArray holds "
-                          "host memory only: copy it to the host first" % (tensor.device,))
+        return BufferError("dlbridge.vtk.adopt: the tensor is on device %r; a vtkDataArray "
+                           "holds host memory only: copy it to the host first" % (tensor.device,))
     if tensor.ndim not in (1, 2):
-        raise ValueError("dlbridge.vtk.adopt: ndim is %d; accepted: 1 (one component) or 2 "
-                         "(tuples, components)" % tensor.ndim)
+        return ValueError("dlbridge.vtk.adopt: ndim is %d; accepted: 1 (one component) or 2 "
+                          "(tuples, components)" % tensor.ndim)
     if not tensor.is_contiguous():
-        raise ValueError("dlbridge.vtk.adopt: the layout is not C-contiguous; a vtkDataArray "
-                         "stores its tuples one after another: copy the tensor first")
+        return ValueError("dlbridge.vtk.adopt: the layout is not C-contiguous; a vtkDataArray "
+                          "stores its tuples one after another: copy the tensor first")
     if tensor.readonly:
-        raise BufferError("dlbridge.vtk.adopt: the tensor is read-only and a vtkDataArray is "
-                          "always writable; copy it first")
-    dtype = tensor.dtype
-    if dtype not in _ADOPT_TYPES:
-        raise BufferError("dlbridge.vtk.adopt: dtype %r has no VTK array; accepted: %s"
-                          % (dtype, ", ".join(sorted(_ADOPT_TYPES))))
-    return _adopter().adopt(tensor, bool(id_type))  # an error drops the import at once
+        return BufferError("dlbridge.vtk.adopt: the tensor is read-only and a vtkDataArray is "
+                           "always writable; copy it first")
+    if tensor.dtype not in _ADOPT_TYPES:
+        return BufferError("dlbridge.vtk.adopt: dtype %r has no VTK array; accepted: %s"
+                           % (tensor.dtype, ", ".join(sorted(_ADOPT_TYPES))))
+    return None

@@ -245,6 +245,39 @@ class VtkAdopt(unittest.TestCase):
                 gc.collect()
                 self.assertEqual(counter.calls, 1)
 
+    def test_vtk11_a_kept_refusal_does_not_keep_the_producer(self):
+        # The caller keeps the exception (and so its traceback and the frames in it), as a
+        # logging handler or a retry loop would: the producer must be released all the same.
+        for shape, dtype, error in (((4, 1, 1), "float32", ValueError),
+                                    ((4,), "float16", BufferError)):
+            with self.subTest(dtype=dtype, shape=shape):
+                counter = ReleaseCounter()
+                values = (ctypes.c_float * 4)()
+
+                class Producer:
+                    # Each export is the only hold of a fresh tensor: the counter counts the
+                    # import's drop, not this object's (which the traceback may keep).
+                    def __dlpack__(self, **kwargs):
+                        descriptor = dlbridge.MemoryDescriptor(address_of(values), 16, "host")
+                        descriptor.SetReleaseAddress(counter.address, 0)
+                        return dlbridge.Tensor(descriptor, dtype, shape).__dlpack__(**kwargs)
+
+                    def __dlpack_device__(self):
+                        return (dlbridge.kDLCPU, 0)
+
+                producer = Producer()
+                kept = None
+                try:
+                    dvtk.adopt(producer)
+                except error as raised:
+                    kept = raised
+                self.assertIsNotNone(kept)
+                self.assertIsNotNone(kept.__traceback__)
+                del producer
+                gc.collect()
+                self.assertEqual(counter.calls, 1)
+                del kept
+
     def test_vtk10_round_trip_shares_memory_and_lifetimes(self):
         counter = DeleteCounter()
         source = filled(vtk.vtkFloatArray, 3, 2)
