@@ -37,6 +37,10 @@ _ADOPT_TYPES = {
     "float32": _vtk.VTK_FLOAT, "float64": _vtk.VTK_DOUBLE,
 }
 
+# Device types whose memory the CPU reads where it lies (the device table's host_accessible,
+# kDLCPU aside): CUDA and ROCm pinned host memory, CUDA managed memory.
+_HOST_ACCESSIBLE = (_dlbridge.kDLCUDAHost, _dlbridge.kDLROCMHost, _dlbridge.kDLCUDAManaged)
+
 
 def _dtype_of(array):
     # The dtypes of VTK's numeric types (see VTK-1), per this platform's widths; the
@@ -113,7 +117,17 @@ def adopt(obj, *, id_type=False):
     layouts; ImportError where dlbridge was built without ``dlbridge._vtk_adopt`` (see below).
     On any error the producer's tensor is dropped at once (nothing was adopted).
     """
-    tensor = _dlbridge.from_dlpack(obj)
+    # VTK-12: pinned and managed memory is host memory at the same address: imported as
+    # (kDLCPU, 0) by dlbridge's own rules, never copied (copy=False). A producer is asked for it
+    # directly (so it orders its pending work for a host reader); a capsule is relabelled.
+    host = (_dlbridge.kDLCPU, 0)
+    device = getattr(type(obj), "__dlpack_device__", None)
+    if device is not None and tuple(device(obj))[0] in _HOST_ACCESSIBLE:
+        tensor = _dlbridge.from_dlpack(obj, device=host, copy=False)
+    else:
+        tensor = _dlbridge.from_dlpack(obj)
+        if tensor.device[0] in _HOST_ACCESSIBLE:
+            tensor = _dlbridge.from_dlpack(tensor, device=host, copy=False)
     # VTK-11: a refusal drops the import before it is raised. The exception's traceback holds
     # this frame, and with it every local: a tensor still named here would keep the producer
     # held for as long as the caller keeps the exception.

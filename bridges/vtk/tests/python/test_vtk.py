@@ -278,6 +278,28 @@ class VtkAdopt(unittest.TestCase):
                 self.assertEqual(counter.calls, 1)
                 del kept
 
+    def test_vtk12_pinned_and_managed_memory_is_adopted_as_host_memory(self):
+        # kDLCUDAHost / kDLROCMHost (space host) and kDLCUDAManaged (space cuda) over host
+        # memory: no GPU runtime is asked, the array reads the producer's memory in place.
+        for device, space in (((dlbridge.kDLCUDAHost, 0), "host"),
+                              ((dlbridge.kDLROCMHost, 0), "host"),
+                              ((dlbridge.kDLCUDAManaged, 0), "cuda")):
+            with self.subTest(device=device):
+                counter = ReleaseCounter()
+                values = (ctypes.c_float * 4)(1, 2, 3, 4)
+                descriptor = dlbridge.MemoryDescriptor(address_of(values), 16, space)
+                descriptor.SetReleaseAddress(counter.address, 0)
+                producer = dlbridge.Tensor(descriptor, "float32", (4,), device=device)
+                array = dvtk.adopt(producer)
+                del producer
+                gc.collect()
+                self.assertEqual(pointer_of(array), address_of(values))
+                self.assertEqual(array.GetValue(3), 4.0)
+                self.assertEqual(counter.calls, 0)
+                del array
+                gc.collect()
+                self.assertEqual(counter.calls, 1)
+
     def test_vtk10_round_trip_shares_memory_and_lifetimes(self):
         counter = DeleteCounter()
         source = filled(vtk.vtkFloatArray, 3, 2)
