@@ -10,6 +10,9 @@
 
 #include "dlbridge/python.h"
 #include "dlbridge/vtk.h"
+#if defined(DLBRIDGE_VTK_VISKORES)
+#include "dlbridge/vtk_viskores.h"
+#endif
 
 namespace {
 
@@ -33,7 +36,26 @@ PyObject* AdoptTensor(PyObject*, PyObject* args) {
   }
 }
 
+#if defined(DLBRIDGE_VTK_VISKORES)
+// adopt_viskores(tensor): a new vtkmDataArray over `tensor`'s memory (see VTK-13), for VTK's
+// Viskores-accelerated filters. The checks are the C++ bridge's; a refused import is dropped
+// here, at once.
+PyObject* AdoptViskores(PyObject*, PyObject* producer) {
+  try {
+    dlbridge::Tensor tensor = dlbridge::python::FromPyObject(producer);
+    vtkSmartPointer<vtkDataArray> array = dlbridge::vtk::AdoptViskores(std::move(tensor));
+    return vtkPythonUtil::GetObjectFromPointer(array);
+  } catch (...) {
+    dlbridge::python::SetPythonErrorFromCurrent();
+    return nullptr;
+  }
+}
+#endif
+
 PyMethodDef g_methods[] = {{"adopt", &AdoptTensor, METH_VARARGS, nullptr},
+#if defined(DLBRIDGE_VTK_VISKORES)
+                           {"adopt_viskores", &AdoptViskores, METH_O, nullptr},
+#endif
                            {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef g_module = {PyModuleDef_HEAD_INIT, "dlbridge._vtk_adopt", nullptr, -1, g_methods,

@@ -104,7 +104,19 @@ def _adopter():
     return _vtk_adopt
 
 
-def adopt(obj, *, id_type=False):
+def _viskores_adopter():
+    # The C++ bridge's AdoptViskores (see VTK-13), compiled into dlbridge._vtk_adopt where the
+    # Viskores bridge and VTK's AcceleratorsVTKmCore were found.
+    function = getattr(_adopter(), "adopt_viskores", None)
+    if function is None:
+        raise ImportError("dlbridge.vtk.adopt(viskores=True) needs a dlbridge built with its "
+                          "Viskores bridge against a VTK with AcceleratorsVTKmCore (VTK 9.6 "
+                          "or later, e.g. Debian's libvtk9-dev 9.6); adopt(obj) gives a plain "
+                          "vtkDataArray")
+    return function
+
+
+def adopt(obj, *, id_type=False, viskores=False):
     """A new vtkDataArray over the memory of ``obj``, any DLPack producer, zero copy.
 
     ``obj`` is imported with ``dlbridge.from_dlpack`` (the whole ``__dlpack__`` protocol). A 1-D
@@ -116,6 +128,13 @@ def adopt(obj, *, id_type=False):
     and dtypes VTK has no array of; ValueError for ndim other than 1 or 2 and non-contiguous
     layouts; ImportError where dlbridge was built without ``dlbridge._vtk_adopt`` (see below).
     On any error the producer's tensor is dropped at once (nothing was adopted).
+
+    ``viskores=True`` gives a ``vtkmDataArray`` instead (VTK 9.6 and later with its Viskores
+    accelerators): the memory becomes a Viskores buffer that VTK's accelerated filters
+    (``vtkmodules.vtkAcceleratorsVTKmFilters``: vtkmContour, vtkmThreshold, ...) read where it
+    lies, and the producer is released when Viskores drops the buffer. Raises ImportError where
+    this dlbridge was built without it (no Viskores bridge, or a VTK without
+    AcceleratorsVTKmCore).
     """
     # VTK-12: pinned and managed memory is host memory at the same address: imported as
     # (kDLCPU, 0) by dlbridge's own rules, never copied (copy=False). A producer is asked for it
@@ -131,20 +150,23 @@ def adopt(obj, *, id_type=False):
     # VTK-11: a refusal drops the import before it is raised. The exception's traceback holds
     # this frame, and with it every local: a tensor still named here would keep the producer
     # held for as long as the caller keeps the exception.
-    refusal = _refusal(tensor)
+    refusal = _refusal(tensor, viskores)
     if refusal is not None:
         del tensor
         raise refusal
     try:
+        if viskores:
+            return _viskores_adopter()(tensor)
         return _adopter().adopt(tensor, bool(id_type))
     except BaseException:
         del tensor
         raise
 
 
-def _refusal(tensor):
+def _refusal(tensor, viskores):
     # VTK-10: what adopt accepts, as the C++ Adopt (see VTK-5); the error to raise, or None.
-    if tensor.device[0] != _dlbridge.kDLCPU:
+    # Viskores takes the devices its adapters read (the C++ bridge checks them, see VSK-2).
+    if tensor.device[0] != _dlbridge.kDLCPU and not viskores:
         return BufferError("dlbridge.vtk.adopt: the tensor is on device %r; a vtkDataArray "
                            "holds host memory only: copy it to the host first" % (tensor.device,))
     if tensor.ndim not in (1, 2):

@@ -300,6 +300,79 @@ class VtkAdopt(unittest.TestCase):
                 gc.collect()
                 self.assertEqual(counter.calls, 1)
 
+    def viskores_or_skip(self):
+        """VTK's Viskores filters and this build's adopt(viskores=True), or skip the test."""
+        try:
+            from vtkmodules import vtkAcceleratorsVTKmFilters as filters
+        except ImportError:
+            self.skipTest("this VTK has no Viskores accelerators (VTK 9.6 and later)")
+        from dlbridge import _vtk_adopt
+        if not hasattr(_vtk_adopt, "adopt_viskores"):
+            self.skipTest("dlbridge was built without the Viskores bridge")
+        return filters
+
+    def contour_radii(self, make, to_list):
+        """A sphere's squared-distance field made by `make(values)` (NumPy or PyTorch, n**3 in
+        VTK's x-fastest order) goes into vtkImageData as an adopted vtkmDataArray and through
+        vtkmContour at r = 5: the radii of the surface's points."""
+        filters = self.viskores_or_skip()
+        from vtkmodules.vtkCommonDataModel import vtkImageData
+        n = 16
+        axis = [i - 7.5 for i in range(n)]
+        field = [x * x + y * y + z * z for z in axis for y in axis for x in axis]
+        source = make([v + 1000.0 for v in field])  # wrong values first
+        array = dvtk.adopt(source, viskores=True)
+        array.SetName("d2")
+        self.assertTrue(array.IsA("vtkmDataArray"))
+        to_list(source, field)  # the right values, written by the producer after adoption
+        image = vtkImageData()
+        image.SetDimensions(n, n, n)
+        image.SetOrigin(-7.5, -7.5, -7.5)
+        image.GetPointData().SetScalars(array)
+        contour = filters.vtkmContour()
+        contour.SetInputData(image)
+        contour.SetInputArrayToProcess(0, 0, 0, 0, "d2")  # point data
+        contour.SetValue(0, 25.0)
+        contour.Update()
+        points = contour.GetOutput().GetPoints()
+        self.assertIsNotNone(points)
+        radii = [sum(c * c for c in points.GetPoint(i)) ** 0.5
+                 for i in range(points.GetNumberOfPoints())]
+        del array, image, contour, points
+        gc.collect()
+        return source, radii
+
+    @unittest.skipIf(np is None, "numpy is not importable")
+    def test_vtk13_numpy_through_vtkmcontour_zero_copy_released_once(self):
+        import sys
+
+        def write(x, values):
+            x[:] = values
+        x, radii = self.contour_radii(lambda v: np.array(v, dtype=np.float32), write)
+        self.assertGreater(len(radii), 100)
+        self.assertLess(max(abs(r - 5.0) for r in radii), 0.1)  # the surface is the sphere
+        self.assertEqual(sys.getrefcount(x), 2)  # x and the call's argument: the hold is gone
+
+    @unittest.skipIf(torch is None, "torch is not importable")
+    def test_vtk13_torch_through_vtkmcontour_zero_copy_released_once(self):
+        # The storage's use count says whether an export still holds the tensor's memory.
+        use_count = getattr(torch._C, "_storage_Use_Count", None)
+        counts = []
+
+        def make(values):
+            x = torch.tensor(values, dtype=torch.float32)
+            if use_count is not None:
+                counts.append(use_count(x.untyped_storage()._cdata))
+            return x
+
+        def write(x, values):
+            x.copy_(torch.tensor(values, dtype=torch.float32))
+        x, radii = self.contour_radii(make, write)
+        self.assertGreater(len(radii), 100)
+        self.assertLess(max(abs(r - 5.0) for r in radii), 0.1)
+        if use_count is not None:  # released once: back to the count before the adoption
+            self.assertEqual(use_count(x.untyped_storage()._cdata), counts[0])
+
     def test_vtk10_round_trip_shares_memory_and_lifetimes(self):
         counter = DeleteCounter()
         source = filled(vtk.vtkFloatArray, 3, 2)
