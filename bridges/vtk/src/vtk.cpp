@@ -15,7 +15,9 @@
 #include <vtkType.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <new>
@@ -30,6 +32,11 @@
 #include "dlbridge/owner.h"
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
+
+#if __has_include(<cxxabi.h>)
+#include <cxxabi.h>
+#define DLBRIDGE_VTK_DEMANGLE 1
+#endif
 
 namespace dlbridge {
 namespace vtk {
@@ -173,6 +180,30 @@ int VtkTypeOfDataType(DLDataType dtype) {
                   "uint32, uint64, float32, float64 (one lane); convert the tensor first");
 }
 
+namespace {
+
+// VTK-14: the name a VTK user knows. VTK's template classes (vtkSOADataArrayTemplate<float>,
+// vtkmDataArray<double>, ...) report typeid(...).name() from GetClassName(), which the Itanium
+// ABI mangles ("23vtkSOADataArrayTemplateIfE"); such a name is demangled for messages.
+std::string ClassNameOf(vtkObjectBase* object) {
+  const char* name = object->GetClassName();
+#if defined(DLBRIDGE_VTK_DEMANGLE)
+  if (name != nullptr && std::isdigit(static_cast<unsigned char>(name[0])) != 0) {
+    int status = 0;
+    char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    if (status == 0 && readable != nullptr) {
+      std::string result(readable);
+      std::free(readable);
+      return result;
+    }
+    std::free(readable);
+  }
+#endif
+  return name != nullptr ? name : "(unnamed class)";
+}
+
+}  // namespace
+
 Tensor Export(vtkAbstractArray* array) {
   if (array == nullptr) {
     throw Error(ErrorCode::kInvalidArgument, "vtk::Export: array is null; pass a vtkDataArray");
@@ -180,7 +211,7 @@ Tensor Export(vtkAbstractArray* array) {
   vtkDataArray* data = vtkDataArray::SafeDownCast(array);
   if (data == nullptr) {
     throw Error(ErrorCode::kUnsupportedDtype,
-                std::string("vtk::Export: array is a ") + array->GetClassName() + " of " +
+                "vtk::Export: array is a " + ClassNameOf(array) + " of " +
                     VtkTypeName(array->GetDataType()) +
                     ", not a numeric vtkDataArray; DLPack carries numbers only");
   }
@@ -188,7 +219,7 @@ Tensor Export(vtkAbstractArray* array) {
   // VTK-2: only one interleaved block is exported; GetVoidPointer would copy anything else.
   if (!data->HasStandardMemoryLayout()) {
     throw Error(ErrorCode::kInvalidArgument,
-                std::string("vtk::Export: array is a ") + data->GetClassName() +
+                "vtk::Export: array is a " + ClassNameOf(data) +
                     ", whose values are not one interleaved (AOS) block; DeepCopy it into an "
                     "AOS array (vtkAOSDataArrayTemplate, e.g. vtkFloatArray) first");
   }

@@ -120,6 +120,14 @@ TEST_CASE("VTK-2 SOA arrays are refused without a copy or a reference") {
   CHECK(soa->GetReferenceCount() == 1);
 }
 
+TEST_CASE("VTK-14 messages name template arrays as VTK users write them") {
+  vtkNew<vtkSOADataArrayTemplate<double>> soa;
+  soa->SetNumberOfComponents(2);
+  soa->SetNumberOfTuples(2);
+  CHECK_DLB_ERROR(dlbridge::vtk::Export(soa), ErrorCode::kInvalidArgument,
+                  "array is a vtkSOADataArrayTemplate<double>, whose values");
+}
+
 TEST_CASE("VTK-3 the array lives exactly as long as the last consumer") {
   DeleteCounter counter;
   vtkSmartPointer<vtkFloatArray> array = vtkSmartPointer<vtkFloatArray>::New();

@@ -42,6 +42,27 @@ _ADOPT_TYPES = {
 _HOST_ACCESSIBLE = (_dlbridge.kDLCUDAHost, _dlbridge.kDLROCMHost, _dlbridge.kDLCUDAManaged)
 
 
+# The Itanium ABI's codes for the scalar types VTK instantiates its array templates with.
+_MANGLED_SCALARS = {"f": "float", "d": "double", "c": "char", "a": "signed char",
+                    "h": "unsigned char", "s": "short", "t": "unsigned short", "i": "int",
+                    "j": "unsigned int", "l": "long", "m": "unsigned long", "x": "long long",
+                    "y": "unsigned long long"}
+
+
+def _class_name(array):
+    # See VTK-14: VTK's template classes report a mangled typeid name from GetClassName()
+    # ("23vtkSOADataArrayTemplateIfE"); messages give the name a VTK user writes.
+    name = array.GetClassName()
+    digits = len(name) - len(name.lstrip("0123456789"))
+    if digits:
+        length = int(name[:digits])
+        base, rest = name[digits:digits + length], name[digits + length:]
+        if len(rest) == 3 and rest[0] == "I" and rest[2] == "E" and rest[1] in _MANGLED_SCALARS:
+            return "%s<%s>" % (base, _MANGLED_SCALARS[rest[1]])
+        return type(array).__name__
+    return name
+
+
 def _dtype_of(array):
     # The dtypes of VTK's numeric types (see VTK-1), per this platform's widths; the
     # signedness of VTK_CHAR is the platform's char (VTK's own minimum says which).
@@ -55,7 +76,7 @@ def _dtype_of(array):
         raise BufferError("dlbridge.vtk.export: a vtkBitArray packs 8 values per byte and DLPack "
                           "has no bit-packed type; copy the values into a vtkUnsignedCharArray")
     raise BufferError("dlbridge.vtk.export: %s of %s is not numeric; DLPack carries numbers only"
-                      % (array.GetClassName(), array.GetDataTypeAsString()))
+                      % (_class_name(array), array.GetDataTypeAsString()))
 
 
 def export(array):
@@ -78,7 +99,7 @@ def export(array):
     if not array.HasStandardMemoryLayout():
         raise BufferError("dlbridge.vtk.export: %s's values are not one interleaved (AOS) block; "
                           "DeepCopy it into an AOS array (e.g. vtkFloatArray) first"
-                          % array.GetClassName())
+                          % _class_name(array))
     shape = (array.GetNumberOfTuples(), array.GetNumberOfComponents())
     nbytes = shape[0] * shape[1] * array.GetDataTypeSize()
     address = 0
