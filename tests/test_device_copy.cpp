@@ -476,4 +476,27 @@ TEST_CASE("CPY-2 Level Zero: zeMemAllocDevice and a synchronous immediate comman
   CHECK(Count(ze.Log(), "zeMemFree dev+0x0\n") == 1);
   CHECK(lists() == 0);
 }
+
+TEST_CASE("CPY-1 a Level Zero target's id is the index of the device the copy allocates on") {
+  if (DLBRIDGE_TEST_WITH_LEVEL_ZERO == 0) return;
+  Fake ze(GpuRuntime::kLevelZero, DLBRIDGE_TEST_FAKE_LEVEL_ZERO);
+  auto device_of = ze.Get<fake_driver_level_zero_device_fn>("fake_driver_level_zero_device");
+  int context = 0;
+  CopyOptions options;
+  options.level_zero_context = &context;
+  options.level_zero_device = device_of();  // the fake's one root device: index 0
+  Buffer buf;
+  ReleaseCounter c;
+  Iota(buf, 4);
+  CHECK_DLB_ERROR(CopyTo(HostTensor(buf, c, F32({4})), {kDLOneAPI, 5}, options),
+                  ErrorCode::kDeviceMismatch,
+                  "CopyTo: target kDLOneAPI device 5 is not the Level Zero device the copy "
+                  "allocates on (CopyOptions::level_zero_device or the registered one), which "
+                  "is device 0");
+  CHECK(ze.live_allocations() == 0);
+  CHECK(Count(ze.Log(), "zeMemAllocDevice") == 0);
+  // The same device by its index is copied to.
+  Tensor dev = CopyTo(HostTensor(buf, c, F32({4})), {kDLOneAPI, 0}, options);
+  CHECK(dev.device.device_id == 0);
+}
 #endif
