@@ -394,6 +394,24 @@ TEST_CASE("CPY-3 HIP: hipMalloc, hipMemcpyAsync and hipFree with the device sele
 #endif
 }
 
+TEST_CASE("CPY-4 HIP: a failed restore of the caller's device after hipMalloc frees the block") {
+  if (!kHaveFakes || !kHipBuilt) return;
+#if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
+  HipFake hip;
+  Buffer buf;
+  ReleaseCounter c;
+  Iota(buf, 6);
+  hip.fail("hipSetDevice:0", 2);  // the restore of device 0 after hipMalloc on device 1
+  CHECK_DLB_ERROR(CopyTo(HostTensor(buf, c, F32({6})), {kDLROCM, 1}),
+                  ErrorCode::kRuntimeUnavailable,
+                  "CopyTo: hipSetDevice (restoring the caller's device) failed: "
+                  "hipErrorOutOfMemory (kDLROCM device 1); nothing was copied or kept");
+  CHECK(Count(hip.Log(), "hipMalloc bytes=24 device=1 -> dev+0x0\n") == 1);
+  CHECK(hip.live_allocations() == 0);
+  CHECK(Count(hip.Log(), "hipFree dev+0x0\n") == 1);
+#endif
+}
+
 TEST_CASE("CPY-7 without a usable runtime a copy fails with the runtime's own error") {
   dlbridge::testing::SetRuntimeLibrary(GpuRuntime::kCuda, "/nonexistent/libcuda.so.1");
   Buffer buf;
