@@ -312,6 +312,21 @@ TEST_CASE("CPY-4 a failed runtime call is named and leaves nothing allocated") {
 #endif
 }
 
+TEST_CASE("CPY-3 a result's release balances the primary context even when a pop fails") {
+  if (!kHaveFakes || !kCudaBuilt) return;
+#if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
+  CudaFake cuda;
+  {
+    Tensor dev = DeviceIota(4);
+    CHECK(cuda.retained() == 1);      // the allocation's reference
+    cuda.fail("cuCtxPopCurrent", 2);  // the pop after cuMemFree, when `dev` is released
+  }
+  CHECK(Count(cuda.Log(), "cuCtxPopCurrent -> error 2 (injected)") == 1);
+  CHECK(cuda.live_allocations() == 0);  // cuMemFree ran
+  CHECK(cuda.retained() == 0);          // and the allocation's reference was released
+#endif
+}
+
 TEST_CASE("CPY-5 the copy is ordered after the producer, and may be left pending") {
   if (!kHaveFakes || !kCudaBuilt) return;
 #if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
