@@ -219,8 +219,13 @@ bool ToDeviceSlow(PyObject* value, const char* what, DLDevice* out) {
   }
   int64_t type = 0;
   int64_t id = 0;
-  if (!ToIntPair(value, what, &type, &id)) return false;
-  if (type < 0 || type > INT32_MAX || id < INT32_MIN || id > INT32_MAX) {
+  bool beyond64 = false;  // an item beyond 64 bits is out of range as one beyond 32 bits is
+  if (!ToIntPair(value, what, &type, &id)) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return false;
+    PyErr_Clear();
+    beyond64 = true;
+  }
+  if (beyond64 || type < 0 || type > INT32_MAX || id < INT32_MIN || id > INT32_MAX) {
     PyErr_Format(PyExc_ValueError,
                  "%s %R is out of range; it is (device_type, device_id) with 32-bit values, "
                  "e.g. (kDLCPU, 0) = (1, 0)",
