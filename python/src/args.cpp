@@ -232,6 +232,15 @@ bool ToDeviceSlow(PyObject* value, const char* what, DLDevice* out) {
                  what, value);
     return false;
   }
+  // A type whose id is always 0 (the device table's id_is_zero: kDLCPU, pinned and managed
+  // memory) names no device with another id: refused here, naming the argument.
+  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(static_cast<DLDeviceType>(type));
+  if (row != nullptr && row->id_is_zero && id != 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s %R is not a device: %s has device_id 0 only, i.e. (%s, 0) = (%d, 0)", what,
+                 value, row->name, row->name, static_cast<int>(type));
+    return false;
+  }
   *out = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
   return true;
 }

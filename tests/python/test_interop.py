@@ -187,8 +187,10 @@ class HostAccessibleMemory(unittest.TestCase):
                 copied = dlbridge.from_dlpack(t.__dlpack__(dl_device=(1, 0), copy=True, max_version=VERSION))
                 self.assertNotEqual(copied.data_ptr(), address_of(values))
                 self.assertEqual((copied.device, read(copied)), ((1, 0), [0.0, 1.0, 2.0, 3.0]))
-                for bad in ((1, 1), (2, 0), (device_type, 1)):
-                    with self.assertRaises(BufferError):
+                with self.assertRaises(BufferError):
+                    t.__dlpack__(dl_device=(2, 0))
+                for bad in ((1, 1), (device_type, 1)):  # no device (PY-64)
+                    with self.assertRaises(ValueError):
                         t.__dlpack__(dl_device=bad)
                 del t, out
                 self.assertEqual(counter.calls, 1)
@@ -241,7 +243,11 @@ class DeviceAgreement(unittest.TestCase):
                     device = None if device_type is None else (device_type, device_id)
                     if device is None and device_id:
                         continue
-                    t = held(floats(4), space=space, device=device)
+                    try:
+                        t = held(floats(4), space=space, device=device)
+                    except ValueError:  # PY-64: id 1 of a type whose id is always 0
+                        self.assertEqual(device_id, 1)
+                        continue
                     try:
                         expected = t.__dlpack_device__()
                     except Exception as e:  # noqa: BLE001 - the class is what is compared

@@ -126,11 +126,13 @@ class DlpackArguments(unittest.TestCase):
         self.assertEqual(same.flags & F_COPIED, 0)
         same = dlbridge.from_dlpack(self.t.__dlpack__(max_version=(1, 3), copy=False))
         self.assertEqual(same.descriptor.GetPointer(), address_of(self.values))
-        # A device no copy reaches (no CUDA driver here; kDLCPU has device 0 only; OpenCL):
-        # BufferError.
-        for device in ((2, 0), (1, 1), (4, 0)):
+        # A device no copy reaches (no CUDA driver here; OpenCL): BufferError. kDLCPU has
+        # device 0 only: (1, 1) is no device, ValueError (PY-64).
+        for device in ((2, 0), (4, 0)):
             with self.subTest(device=device), self.assertRaises(BufferError):
                 self.t.__dlpack__(dl_device=device)
+        with self.assertRaises(ValueError):
+            self.t.__dlpack__(dl_device=(1, 1))
         # copy=True always copies and says so (versioned); legacy cannot say it but still copies.
         copied = dlbridge.from_dlpack(self.t.__dlpack__(max_version=(1, 3), copy=True))
         self.assertNotEqual(copied.descriptor.GetPointer(), address_of(self.values))
