@@ -7,6 +7,7 @@ import re
 import unittest
 
 import dlbridge
+import support
 from support import (DELETER, NAMES, DLManagedTensor, DLManagedTensorVersioned, DLTensor, HandBuilt,
                      ReleaseCounter, SET_ERROR, address_of, capsule_name, capsule_pointer,
                      exchange_api, host_tensor, make_capsule, owned)
@@ -413,6 +414,19 @@ class Lifetime(unittest.TestCase):
         self.assertEqual(built.deletes, 0)
         with self.assertRaises(AttributeError):  # no producer (PY-16)
             dlbridge.from_dlpack(object())
+
+    def test_py15_a_capsule_without_a_name_is_said_to_have_none(self):
+        built = HandBuilt(versioned=False)
+        cap = support._api.PyCapsule_New(ctypes.addressof(built.managed), None, None)
+        with self.assertRaises(TypeError) as cm:
+            dlbridge.from_dlpack(cap)
+        self.assertIn("a capsule without a name is no DLPack tensor", str(cm.exception))
+        self.assertNotIn("(null)", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:  # the checker's binding says the same
+            dlbridge._check_capsule(cap)
+        self.assertIn("a capsule without a name is not an unconsumed DLPack tensor",
+                      str(cm.exception))
+        self.assertEqual(built.deletes, 0)
 
     def test_py15_successful_hand_built_import_deletes_once_on_drop(self):
         built = HandBuilt(versioned=True, shape=(2, 2), strides=(2, 1))

@@ -243,9 +243,10 @@ inline void* UnconsumedTensor(PyObject* capsule, const char* who, bool* versione
   }
   if (kind == CapsuleKind::kOther) {
     PyErr_Format(PyExc_TypeError,
-                 "%s: a capsule named '%s' is no DLPack tensor; expected 'dltensor_versioned' "
-                 "or 'dltensor'",
-                 who, name == nullptr ? "(null)" : name);
+                 "%s: a capsule %s%s%s is no DLPack tensor; expected 'dltensor_versioned' or "
+                 "'dltensor'",
+                 who, name == nullptr ? "without a name" : "named '", name == nullptr ? "" : name,
+                 name == nullptr ? "" : "'");
     return nullptr;
   }
   *versioned = kind == CapsuleKind::kVersioned;
