@@ -445,6 +445,17 @@ TEST_CASE("CV-7 ToMat gives channels, sizes and byte steps, continuous or not") 
     cv::Mat row = ocv::ToMat(HostTensor(buffer, kF32, {1, 4}, {999, 1}, &release));
     CHECK(row.step[0] == 16);
     CHECK(row.isContinuous());
+    // A negative one too: NumPy's reversed length-1 axis (a[::-1] of one row).
+    cv::Mat reversed = ocv::ToMat(HostTensor(buffer, kF32, {1, 4}, {-4, 1}, &release));
+    CHECK(reversed.step[0] == 16);
+    CHECK(reversed.data == buffer.bytes);
+    cv::Mat image = ocv::ToMat(HostTensor(buffer, kU8, {1, 5, 3}, {-15, 3, 1}, &release));
+    CHECK(image.type() == CV_8UC3);
+    CHECK(image.step[0] == 15);
+    ocv::MatOptions last;
+    last.channels = ocv::Channels::kLast;
+    cv::Mat gray = ocv::ToMat(HostTensor(buffer, kU8, {4, 1}, {1, -7}, &release), last);
+    CHECK(gray.type() == CV_8UC1);
   }
   SUBCASE("float16 is CV_16F") {
     cv::Mat half = ocv::ToMat(HostTensor(buffer, {kDLFloat, 16, 1}, {2, 2}, {}, &release));

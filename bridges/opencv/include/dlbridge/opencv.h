@@ -305,10 +305,10 @@ Tensor FromMat(M&& mat, std::shared_ptr<const void> owner) {
 /// channels one value apart, the last Mat dimension's values one element (all channels)
 /// apart, and every other dimension's step at least the next one's extent times its step
 /// (OpenCV's 2-D rule: rows never overlap; a zero stride broadcasts and is refused), all
-/// kInvalidStrides (dimensions of extent 1 are free); a writable tensor (kReadOnly: cv::Mat
-/// has no read-only mode); element zero aligned for its value type (kInvalidArgument); and
-/// every export check of ToDLPackVersioned (ExportPlan: bounds, a hold unless
-/// MatOptions::allow_unowned, kNoHold).
+/// kInvalidStrides (dimensions of extent 0 or 1 are free, a negative stride too); a writable tensor
+/// (kReadOnly: cv::Mat has no read-only mode); element zero aligned for its value type
+/// (kInvalidArgument); and every export check of ToDLPackVersioned (ExportPlan: bounds, a hold
+/// unless MatOptions::allow_unowned, kNoHold).
 ///
 /// Ownership, on success: the tensor's hold moves out of `tensor.descriptor` (left empty)
 /// into the Mat's reference-counted UMatData, whose allocator drops it exactly once when the
@@ -357,7 +357,7 @@ inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
     }
   }
   for (int32_t i = 0; i < ndim; ++i) {
-    if (strides[i] < 0) {
+    if (strides[i] < 0 && shape[i] > 1) {  // extent 0 or 1: no second index, any stride
       detail::Fail(ErrorCode::kInvalidStrides,
                    "ToMat: strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
                        "; cv::Mat steps are unsigned: copy the tensor into C order first");
