@@ -214,7 +214,7 @@ TEST_CASE("CV-3 a step that is not a whole number of values is refused") {
   CHECK(mat.u->refcount == 1);  // nothing referenced
 }
 
-TEST_CASE("CV-4 the Mat's refcount is the hold; a const Mat exports read-only") {
+TEST_CASE("CV-4 the Mat's refcount is the hold, and a const Mat exports read-only") {
   SUBCASE("the memory lives until the last DLPack consumer lets go") {
     CountingAllocator counting;
     cv::Mat mat = CountedMat(counting, 3, 3, CV_8UC1);
@@ -253,7 +253,7 @@ TEST_CASE("CV-4 the Mat's refcount is the hold; a const Mat exports read-only") 
   }
 }
 
-TEST_CASE("CV-5 ToMat refuses what a cv::Mat cannot describe; the tensor keeps its hold") {
+TEST_CASE("CV-5 ToMat refuses what a cv::Mat cannot describe, and the tensor keeps its hold") {
   dlbtest::Buffer buffer;
   Release release;
   auto refuse = [&](Tensor t, ErrorCode code, const std::string& text,
