@@ -318,6 +318,18 @@ TEST_CASE("CV-5 ToMat refuses what a cv::Mat cannot describe, and the tensor kee
     refuse(HostTensor(buffer, kF32, {2, 3, 4}, {4, 8, 1}, &release), ErrorCode::kInvalidStrides,
            "strides[0] is 4 elements, less than the 24", none);
   }
+  SUBCASE("strides whose byte steps or spans overflow int64") {
+    refuse(HostTensor(buffer, kF32, {2, 4}, {int64_t{1} << 62, 1}, &release), ErrorCode::kOverflow,
+           "ToMat: strides[0] is 4611686018427387904 elements of 4 bytes: the byte step "
+           "overflows int64");
+    ocv::MatOptions none;
+    none.channels = ocv::Channels::kNone;
+    refuse(HostTensor(buffer, kU8, {2, 3, 4}, {1, int64_t{1} << 62, 1}, &release),
+           ErrorCode::kOverflow,
+           "ToMat: shape[1] is 3 at a step of 4611686018427387904 bytes: the bytes it spans "
+           "overflow int64",
+           none);
+  }
   SUBCASE("read-only") {
     Tensor t = HostTensor(buffer, kF32, {4}, {}, &release);
     t.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
