@@ -276,9 +276,13 @@ void CopyThroughC(const DLTensor* tensor, DLDevice target, const dlb_copy_option
   import.allow_null_strides = true;
   import.level_zero_context = c.level_zero_context;
   const Tensor source = FromDLPack(&borrowed, import);
-  Tensor result = CopyTo(source, target, copy);
+  // The Level Zero handles reach the source's check and the result's export too, both ways.
+  ExportOptions handles;
+  handles.level_zero_context = c.level_zero_context;
+  handles.level_zero_device = c.level_zero_device;
+  Tensor result = CopyTo(source, target, copy, handles);
   const int64_t pending = result.stream.has_value() ? *result.stream : -1;
-  *out = ToDLPackVersioned(std::move(result));
+  *out = ToDLPackVersioned(std::move(result), handles);
   if (pending_stream != nullptr) *pending_stream = pending;
 }
 

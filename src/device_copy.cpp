@@ -109,6 +109,22 @@ detail::Backend& Ready(GpuRuntime runtime) {
   return backend;
 }
 
+// CPY-1: a Level Zero target's id is the index (see GPU-10) of the device the copy allocates on,
+// the options' or the registered one; another id would label the result with a device its
+// memory is not on.
+void CheckLevelZeroTarget(const Side& side) {
+  (void)Ready(GpuRuntime::kLevelZero);
+  std::string error;
+  const int32_t index = detail::LevelZeroDeviceIndex(side.place.device, &error);
+  if (index == side.device.device_id) return;
+  Fail(ErrorCode::kDeviceMismatch,
+       "CopyTo: target " + DeviceText(side.device) +
+           " is not the Level Zero device the copy allocates on "
+           "(CopyOptions::level_zero_device or the registered one), which is " +
+           (index >= 0 ? "device " + std::to_string(index) : "no device: " + error) +
+           "; pass that device's handle, or its index as the target's id");
+}
+
 // CPY-4: a failed runtime call is named, with its error and the device.
 [[noreturn]] void FailCall(const std::string& error, DLDevice device) {
   Fail(ErrorCode::kRuntimeUnavailable,
@@ -167,6 +183,7 @@ Tensor CopyTo(const ExportPlan& plan, DLDevice target, const CopyOptions& option
   const DLTensor from = plan.View();
   const Side src = SourceSide(from.device, options);
   const Side dst = TargetSide(target, options);
+  if (!dst.host && dst.runtime == GpuRuntime::kLevelZero) CheckLevelZeroTarget(dst);
   if (!src.host && !dst.host &&
       (src.runtime != dst.runtime || src.device.device_id != dst.device.device_id)) {
     Fail(ErrorCode::kUnsupportedDevice,

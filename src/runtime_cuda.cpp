@@ -301,14 +301,16 @@ class CudaBackendImpl final : public LazyBackend<CudaState> {
     CudaState& s = Loaded();
     if (!CanCopy(s, error)) return false;
     CUdevice held = 0;
+    bool freed = false;
     bool ok = InContext(s, place.device_id, error, [&](CUdevice dev) {
       held = dev;
       const CUresult r = s.mem_free(reinterpret_cast<CUdeviceptr>(pointer));
-      return r == CUDA_SUCCESS || Failed(s, error, "cuMemFree", r);
+      freed = r == CUDA_SUCCESS;
+      return freed || Failed(s, error, "cuMemFree", r);
     });
-    if (ok) {
+    if (freed) {  // even when a context call after cuMemFree failed: the memory is gone
       const CUresult r = s.primary_ctx_release(held);  // Allocate's reference
-      ok = r == CUDA_SUCCESS || Failed(s, error, "cuDevicePrimaryCtxRelease", r);
+      if (r != CUDA_SUCCESS) ok = Failed(s, error, "cuDevicePrimaryCtxRelease", r);
     }
     return ok;
   }

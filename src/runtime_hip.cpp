@@ -235,13 +235,21 @@ class HipBackendImpl final : public LazyBackend<HipState> {
   // hipMalloc / hipFree / hipMemcpyAsync with device_id selected (see CPY-3).
   bool Allocate(const CopyPlace& place, size_t bytes, void** pointer, std::string* error) override {
     HipState& s = Loaded();
+    *pointer = nullptr;
     if (!CanCopy(s, error)) return false;
-    return OnDevice(s, place.device_id, error, [&] {
+    const bool ok = OnDevice(s, place.device_id, error, [&] {
       const hipError_t e = s.hip_malloc(pointer, bytes);
       if (e == hipSuccess) return true;
       *pointer = nullptr;
       return Failed(s, error, "hipMalloc", e);
     });
+    if (!ok && *pointer != nullptr) {  // allocated, then restoring the caller's device failed
+      std::string ignored;
+      (void)OnDevice(s, place.device_id, &ignored,
+                     [&] { return s.hip_free(*pointer) == hipSuccess; });
+      *pointer = nullptr;
+    }
+    return ok;
   }
 
   bool Free(const CopyPlace& place, void* pointer, std::string* error) override {

@@ -312,6 +312,21 @@ TEST_CASE("CPY-4 a failed runtime call is named and leaves nothing allocated") {
 #endif
 }
 
+TEST_CASE("CPY-3 a result's release balances the primary context even when a pop fails") {
+  if (!kHaveFakes || !kCudaBuilt) return;
+#if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
+  CudaFake cuda;
+  {
+    Tensor dev = DeviceIota(4);
+    CHECK(cuda.retained() == 1);      // the allocation's reference
+    cuda.fail("cuCtxPopCurrent", 2);  // the pop after cuMemFree, when `dev` is released
+  }
+  CHECK(Count(cuda.Log(), "cuCtxPopCurrent -> error 2 (injected)") == 1);
+  CHECK(cuda.live_allocations() == 0);  // cuMemFree ran
+  CHECK(cuda.retained() == 0);          // and the allocation's reference was released
+#endif
+}
+
 TEST_CASE("CPY-5 the copy is ordered after the producer, and may be left pending") {
   if (!kHaveFakes || !kCudaBuilt) return;
 #if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
@@ -389,6 +404,24 @@ TEST_CASE("CPY-3 HIP: hipMalloc, hipMemcpyAsync and hipFree with the device sele
     CHECK(hip.live_allocations() == 1);
     CHECK(hip.current_device() == 0);
   }
+  CHECK(hip.live_allocations() == 0);
+  CHECK(Count(hip.Log(), "hipFree dev+0x0\n") == 1);
+#endif
+}
+
+TEST_CASE("CPY-4 HIP: a failed restore of the caller's device after hipMalloc frees the block") {
+  if (!kHaveFakes || !kHipBuilt) return;
+#if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
+  HipFake hip;
+  Buffer buf;
+  ReleaseCounter c;
+  Iota(buf, 6);
+  hip.fail("hipSetDevice:0", 2);  // the restore of device 0 after hipMalloc on device 1
+  CHECK_DLB_ERROR(CopyTo(HostTensor(buf, c, F32({6})), {kDLROCM, 1}),
+                  ErrorCode::kRuntimeUnavailable,
+                  "CopyTo: hipSetDevice (restoring the caller's device) failed: "
+                  "hipErrorOutOfMemory (kDLROCM device 1); nothing was copied or kept");
+  CHECK(Count(hip.Log(), "hipMalloc bytes=24 device=1 -> dev+0x0\n") == 1);
   CHECK(hip.live_allocations() == 0);
   CHECK(Count(hip.Log(), "hipFree dev+0x0\n") == 1);
 #endif
@@ -475,5 +508,28 @@ TEST_CASE("CPY-2 Level Zero: zeMemAllocDevice and a synchronous immediate comman
   CHECK(ze.live_allocations() == 0);  // zeMemFree ran once, when the last hold dropped
   CHECK(Count(ze.Log(), "zeMemFree dev+0x0\n") == 1);
   CHECK(lists() == 0);
+}
+
+TEST_CASE("CPY-1 a Level Zero target's id is the index of the device the copy allocates on") {
+  if (DLBRIDGE_TEST_WITH_LEVEL_ZERO == 0) return;
+  Fake ze(GpuRuntime::kLevelZero, DLBRIDGE_TEST_FAKE_LEVEL_ZERO);
+  auto device_of = ze.Get<fake_driver_level_zero_device_fn>("fake_driver_level_zero_device");
+  int context = 0;
+  CopyOptions options;
+  options.level_zero_context = &context;
+  options.level_zero_device = device_of();  // the fake's one root device: index 0
+  Buffer buf;
+  ReleaseCounter c;
+  Iota(buf, 4);
+  CHECK_DLB_ERROR(CopyTo(HostTensor(buf, c, F32({4})), {kDLOneAPI, 5}, options),
+                  ErrorCode::kDeviceMismatch,
+                  "CopyTo: target kDLOneAPI device 5 is not the Level Zero device the copy "
+                  "allocates on (CopyOptions::level_zero_device or the registered one), which "
+                  "is device 0");
+  CHECK(ze.live_allocations() == 0);
+  CHECK(Count(ze.Log(), "zeMemAllocDevice") == 0);
+  // The same device by its index is copied to.
+  Tensor dev = CopyTo(HostTensor(buf, c, F32({4})), {kDLOneAPI, 0}, options);
+  CHECK(dev.device.device_id == 0);
 }
 #endif

@@ -333,7 +333,7 @@ struct Swallowed {
 
 }  // namespace
 
-TEST_CASE("LT-7 a throwing release or deleter counts as run, once; nothing escapes") {
+TEST_CASE("LT-7 a throwing release or deleter counts as run, once, and nothing escapes") {
   using dlbridge::FromDLPack;
   using dlbridge::Tensor;
   dlbtest::Buffer buf;

@@ -45,7 +45,7 @@ TEST_CASE("EXP-2 owner hold: the block keeps the owner until the deleter runs") 
   CHECK(storage.use_count() == 1);
 }
 
-TEST_CASE("EXP-3 no hold: refused without allow_unowned; with it manager_ctx is NULL") {
+TEST_CASE("EXP-3 no hold: refused without allow_unowned, and with it manager_ctx is NULL") {
   Buffer buf;
   Tensor t;
   t.descriptor.Set(buf.Address(), 16, "host");

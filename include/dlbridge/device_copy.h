@@ -61,11 +61,12 @@ struct CopyOptions {
 /// On failure: throws Error and leaves nothing allocated (every allocation, staging buffer and
 /// event freed; the CUDA context stack and the HIP current device as they were): kUnsupportedDevice
 /// (a target or source CopyTo cannot copy to or from, naming the accepted ones; GPU to GPU
-/// across devices or runtimes), kInvalidArgument (a stream value CheckStreamValue refuses,
-/// naming "stream" or "producer_stream"), kMissingContext (Level Zero without a context or
-/// device), the runtime's code when it cannot be used (kRuntimeUnavailable, kStubLibrary,
-/// kNoDevice, kRuntimeNotInitialized), kRuntimeUnavailable naming the runtime call that
-/// failed and its error, kOverflow, kOutOfMemory (host memory).
+/// across devices or runtimes), kDeviceMismatch (a target id that is no device; a kDLOneAPI
+/// id other than the index of the Level Zero device the copy allocates on), kInvalidArgument (a
+/// stream value CheckStreamValue refuses, naming "stream" or "producer_stream"), kMissingContext
+/// (Level Zero without a context or device), the runtime's code when it cannot be used
+/// (kRuntimeUnavailable, kStubLibrary, kNoDevice, kRuntimeNotInitialized), kRuntimeUnavailable
+/// naming the runtime call that failed and its error, kOverflow, kOutOfMemory (host memory).
 DLBRIDGE_API Tensor CopyTo(const ExportPlan& plan, DLDevice target,
                            const CopyOptions& options = {});
 

@@ -219,12 +219,26 @@ bool ToDeviceSlow(PyObject* value, const char* what, DLDevice* out) {
   }
   int64_t type = 0;
   int64_t id = 0;
-  if (!ToIntPair(value, what, &type, &id)) return false;
-  if (type < 0 || type > INT32_MAX || id < INT32_MIN || id > INT32_MAX) {
+  bool beyond64 = false;  // an item beyond 64 bits is out of range as one beyond 32 bits is
+  if (!ToIntPair(value, what, &type, &id)) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return false;
+    PyErr_Clear();
+    beyond64 = true;
+  }
+  if (beyond64 || type < 0 || type > INT32_MAX || id < INT32_MIN || id > INT32_MAX) {
     PyErr_Format(PyExc_ValueError,
                  "%s %R is out of range; it is (device_type, device_id) with 32-bit values, "
                  "e.g. (kDLCPU, 0) = (1, 0)",
                  what, value);
+    return false;
+  }
+  // A type whose id is always 0 (the device table's id_is_zero: kDLCPU, pinned and managed
+  // memory) names no device with another id: refused here, naming the argument.
+  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(static_cast<DLDeviceType>(type));
+  if (row != nullptr && row->id_is_zero && id != 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s %R is not a device: %s has device_id 0 only, i.e. (%s, 0) = (%d, 0)", what,
+                 value, row->name, row->name, static_cast<int>(type));
     return false;
   }
   *out = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};

@@ -29,14 +29,15 @@ PyObject* CheckCapsule(PyObject*, PyObject* capsule) {
     return nullptr;
   }
   const char* name = PyCapsule_GetName(capsule);
-  if (name == nullptr) return nullptr;
-  const CapsuleKind kind = KindOfCapsule(name);
+  if (name == nullptr && PyErr_Occurred() != nullptr) return nullptr;
+  const CapsuleKind kind = KindOfCapsule(name);  // a NULL name is no DLPack name
   const bool versioned = kind == CapsuleKind::kVersioned;
   if (!versioned && kind != CapsuleKind::kLegacy) {
     PyErr_Format(PyExc_ValueError,
-                 "dlbridge._check_capsule: a capsule named '%s' is not an unconsumed DLPack "
-                 "tensor; expected 'dltensor' or 'dltensor_versioned'",
-                 name);
+                 "dlbridge._check_capsule: a capsule %s%s%s is not an unconsumed DLPack tensor; "
+                 "expected 'dltensor' or 'dltensor_versioned'",
+                 name == nullptr ? "without a name" : "named '", name == nullptr ? "" : name,
+                 name == nullptr ? "" : "'");
     return nullptr;
   }
   void* pointer = PyCapsule_GetPointer(capsule, name);

@@ -51,27 +51,14 @@ PyObject* ImportCapsule(PyObject* capsule) {
   return EmplaceImport(result, static_cast<DLManagedTensor*>(pointer));
 }
 
-// `name` on `type` (its MRO), borrowed; never raises. Call it with no exception pending.
-PyObject* LookupOnType(PyTypeObject* type, PyObject* name) {
-#if PY_VERSION_HEX < 0x030E0000
-  return _PyType_Lookup(type, name);
-#else
-  PyObject* value = PyObject_GetAttr(reinterpret_cast<PyObject*>(type), name);
-  if (value == nullptr) {
-    PyErr_Clear();
-    return nullptr;
-  }
-  Py_DECREF(value);  // the type keeps it alive
-  return value;
-#endif
-}
-
 // Whether `type` lacks `name`, asked while a failed call's exception is pending: the lookup
 // must not see it (_PyType_Lookup asserts none is set; a failed getattr would replace it),
 // so it is set aside and put back.
 bool TypeLacks(PyTypeObject* type, PyObject* name) {
   const SavedException pending;
-  return LookupOnType(type, name) == nullptr;
+  PyObject* found = pyh::LookupOnType(type, name);
+  Py_XDECREF(found);
+  return found == nullptr;
 }
 
 }  // namespace
@@ -138,8 +125,8 @@ PyObject* CallDlpack(PyObject* obj, const Request& request, PyObject* stream, bo
   PyObject* versionAndStream[3] = {obj, g_max_version, stream};
   const bool withStream = stream != nullptr;
   auto bare = [&]() {  // the call of a producer from before max_version
-    return withStream ? PyObject_VectorcallMethod(g_str_dlpack, streamOnly, 1, g_kwnames_stream)
-                      : PyObject_VectorcallMethod(g_str_dlpack, args, 1, nullptr);
+    return withStream ? pyh::CallTypeMethod(g_str_dlpack, streamOnly, 1, g_kwnames_stream)
+                      : pyh::CallTypeMethod(g_str_dlpack, args, 1, nullptr);
   };
   // Producer types whose __dlpack__ rejected max_version (NumPy 1.x, PyTorch 1.x) are asked
   // without it from then on, so the fallback's TypeError is paid once per type: python.h's
@@ -148,17 +135,17 @@ PyObject* CallDlpack(PyObject* obj, const Request& request, PyObject* stream, bo
   if (facts != nullptr && facts->legacy_only) return bare();
   PyObject* capsule = nullptr;
   if (extra) {
-    capsule = PyObject_VectorcallMethod(g_str_dlpack, args, 1,
-                                        withStream ? g_kwnames_all_stream : g_kwnames_all);
+    capsule = pyh::CallTypeMethod(g_str_dlpack, args, 1,
+                                  withStream ? g_kwnames_all_stream : g_kwnames_all);
     if (capsule != nullptr || !PyErr_ExceptionMatches(PyExc_TypeError)) {
       *honoured = capsule != nullptr;
       return capsule;
     }
     PyErr_Clear();  // a producer from before dl_device and copy: those are met here
   }
-  capsule = withStream ? PyObject_VectorcallMethod(g_str_dlpack, versionAndStream, 1,
-                                                   g_kwnames_max_version_stream)
-                       : PyObject_VectorcallMethod(g_str_dlpack, args, 1, g_kwnames_max_version);
+  capsule = withStream ? pyh::CallTypeMethod(g_str_dlpack, versionAndStream, 1,
+                                             g_kwnames_max_version_stream)
+                       : pyh::CallTypeMethod(g_str_dlpack, args, 1, g_kwnames_max_version);
   if (capsule != nullptr || !PyErr_ExceptionMatches(PyExc_TypeError)) return capsule;
   PyErr_Clear();  // a producer from before max_version: ask again without arguments
   capsule = bare();
@@ -226,7 +213,7 @@ bool ProducerDevice(PyObject* obj, DLDevice* device, bool* known) {
   }
   *known = false;
   PyObject* self[1] = {obj};
-  PyObject* answer = PyObject_VectorcallMethod(g_str_dlpack_device, self, 1, nullptr);
+  PyObject* answer = pyh::CallTypeMethod(g_str_dlpack_device, self, 1, nullptr);
   if (answer == nullptr) {
     // Called without looking first (a lookup costs every import): a producer without the
     // method is told apart from one whose method raised AttributeError on this rare path.

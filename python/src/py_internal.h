@@ -267,7 +267,8 @@ inline bool ToIntPair(PyObject* value, const char* what, int64_t* first, int64_t
 // "cuda:N", "rocm"/"hip" (kDLROCM), "rocm:N"/"hip:N", or a torch.device-like object (a str
 // `.type` among those names and an int-or-None `.index`). The one place devices are read.
 // TypeError for an argument of no such form, ValueError for an unknown name or values outside
-// a DLDevice (type in 0..INT32_MAX, id in int32), each naming `what`, the value and the forms.
+// a DLDevice (type in 0..INT32_MAX, id in int32) or a non-zero id of a type whose id is always
+// 0 (kDLCPU), each naming `what`, the value and the forms.
 bool ToDeviceSlow(PyObject* value, const char* what, DLDevice* out);
 
 // ToDeviceSlow's fast path, inline for __dlpack__(dl_device=...): a tuple of two exact ints.
@@ -279,7 +280,8 @@ inline bool ToDevice(PyObject* value, const char* what, DLDevice* out) {
     const long long type = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(value, 0), &overflow);
     const long long id =
         overflow == 0 ? PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(value, 1), &overflow) : 0;
-    if (overflow == 0 && type >= 0 && type <= INT32_MAX && id >= INT32_MIN && id <= INT32_MAX) {
+    // A non-zero id takes the slow path, which refuses it for a type whose id is always 0.
+    if (overflow == 0 && type >= 0 && type <= INT32_MAX && id == 0) {
       *out = DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
       return true;
     }

@@ -108,6 +108,57 @@ int main(void) {
       CHECK(live() == 0);
     }
   }
+  /* Level Zero (ctest sets DLBRIDGE_LEVEL_ZERO_LIBRARY to the fake loader): the context and
+   * device of dlb_copy_options reach the copy and the export of its result, both ways. */
+  const char* fake_ze = getenv("DLBRIDGE_LEVEL_ZERO_LIBRARY");
+  if (fake_ze != NULL && fake_ze[0] != '\0') {
+    void* handle = DlbTestOpenLibrary(fake_ze);
+    CHECK(handle != NULL);
+    int (*live)(void) = (int (*)(void))FakeFunction(handle, "fake_driver_live_allocations");
+    void* (*device_of)(void) =
+        (void* (*)(void))FakeFunction(handle, "fake_driver_level_zero_device");
+    CHECK(live != NULL && device_of != NULL);
+    const DLDevice ze = {kDLOneAPI, 0};
+    int context = 0; /* any non-null handle: the fake checks only that one is given */
+    dlb_copy_options ze_options = DLB_COPY_OPTIONS_INIT;
+    ze_options.level_zero_context = &context;
+    ze_options.level_zero_device = device_of != NULL ? device_of() : NULL;
+    DLManagedTensorVersioned* up = NULL;
+    const int status = dlb_copy_to(&t, ze, &ze_options, &up, NULL);
+    if (status == DLB_ERR_RUNTIME_UNAVAILABLE && Contains(dlb_last_error(), "=OFF")) {
+      CHECK(up == NULL); /* the Level Zero backend is not built */
+    } else if (live != NULL && device_of != NULL) {
+      CHECK(status == DLB_OK);
+      CHECK(up != NULL && up->dl_tensor.device.device_type == kDLOneAPI);
+      CHECK(live() == (up != NULL ? 1 : 0));
+      DLManagedTensorVersioned* down = NULL;
+      if (up != NULL) {
+        CHECK(dlb_copy_to(&up->dl_tensor, cpu, &ze_options, &down, NULL) == DLB_OK);
+      }
+      if (down != NULL) {
+        const float expected[6] = {0, 3, 1, 4, 2, 5};
+        CHECK(memcmp(down->dl_tensor.data, expected, sizeof expected) == 0);
+        down->deleter(down);
+      }
+      if (up != NULL) up->deleter(up);
+      CHECK(live() == 0);
+      /* Down from Level Zero memory the caller made (the fake's device range). */
+      void* (*base)(void) = (void* (*)(void))FakeFunction(handle, "fake_driver_device_base");
+      CHECK(base != NULL);
+      if (base != NULL) {
+        memcpy(base(), values, sizeof values);
+        DLTensor on_device = t;
+        on_device.data = base();
+        on_device.device = ze;
+        on_device.strides = NULL;
+        CHECK(dlb_copy_to(&on_device, cpu, &ze_options, &down, NULL) == DLB_OK);
+        if (down != NULL) {
+          CHECK(memcmp(down->dl_tensor.data, values, sizeof values) == 0);
+          down->deleter(down);
+        }
+      }
+    }
+  }
   if (failures == 0) printf("CPY-8: every check passed\n");
   return failures == 0 ? 0 : 1;
 }

@@ -21,7 +21,8 @@ typedef void (*fake_driver_reset_fn)(void);
  * failure is "<call> -> error <status> (injected)". Valid until the next fake_driver_log. */
 typedef const char* (*fake_driver_log_fn)(void);
 /* The next call named `call_name` (e.g. "cuStreamWaitEvent", "hipEventRecord"; the CUDA fake
- * also takes "cuGetProcAddress:<entry point>" to hide one at load) returns `status`. */
+ * also takes "cuGetProcAddress:<entry point>" to hide one at load, the HIP fake
+ * "hipSetDevice:<device>" to fail only the call that selects that device) returns `status`. */
 typedef void (*fake_driver_fail_fn)(const char* call_name, int status);
 /* Events created and not destroyed. */
 typedef int (*fake_driver_live_events_fn)(void);

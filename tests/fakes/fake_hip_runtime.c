@@ -89,7 +89,13 @@ FAKE_EXPORT hipError_t hipGetDevice(int* device) {
 }
 
 FAKE_EXPORT hipError_t hipSetDevice(int device) {
-  const int f = Begin("hipSetDevice");
+  /* "hipSetDevice:<device>" fails only the call that selects that device (fake_driver.h). */
+  char named[32];
+  snprintf(named, sizeof named, "hipSetDevice:%d", device);
+  int f = Begin(named);
+  if (f == 0 && (f = FakeTakeFailure("hipSetDevice")) != 0) {
+    FakeLog("hipSetDevice -> error %d (injected)", f);
+  }
   if (f != 0) return End(f);
   if (device < 0 || device >= FAKE_DEVICES) {
     FakeLog("hipSetDevice %d -> hipErrorInvalidDevice", device);

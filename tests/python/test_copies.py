@@ -107,6 +107,46 @@ class DeviceSpellings(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "must be a device: 'cpu'"):
             dlbridge.set_current_stream(3.5, 5)
 
+    def test_py64_pairs_beyond_64_bits_are_value_errors_naming_the_argument(self):
+        t = dlbridge.Tensor(dlbridge.MemoryDescriptor(), "float32", (0,), allow_unowned=True)
+        calls = {
+            "__dlpack__: dl_device": lambda d: t.__dlpack__(dl_device=d),
+            "from_dlpack: device": lambda d: dlbridge.from_dlpack(t, device=d),
+            "Tensor: device": lambda d: dlbridge.Tensor(dlbridge.MemoryDescriptor(), "float32",
+                                                        (0,), device=d),
+            "current_stream: device": dlbridge.current_stream,
+        }
+        for what, call in calls.items():
+            for bad in ((2**64, 0), (1, -2**63 - 1), (-2**70, 0), (2, 2**63),
+                        (np.int64(1), 2**64) if np is not None else (1, 2**64)):
+                with self.subTest(what=what, bad=bad):
+                    with self.assertRaises(ValueError) as cm:
+                        call(bad)
+                    self.assertIn(what, str(cm.exception))
+                    self.assertIn(repr(bad), str(cm.exception))
+
+    def test_py64_ids_other_than_0_of_id_zero_types_are_value_errors_naming_the_argument(self):
+        # kDLCPU (and the pinned and managed types, the device table's id_is_zero) has device 0
+        # only: another id is no device, refused where the argument is read, not by CopyTo.
+        md = dlbridge.MemoryDescriptor(0x10000, 64, "host")
+        t = dlbridge.Tensor(md, "float32", (16,), allow_unowned=True)
+        calls = {
+            "__dlpack__: dl_device": lambda d: t.__dlpack__(dl_device=d),
+            "from_dlpack: device": lambda d: dlbridge.from_dlpack(t, device=d),
+            "Tensor: device": lambda d: dlbridge.Tensor(md, "float32", (16,), device=d,
+                                                        allow_unowned=True),
+            "current_stream: device": dlbridge.current_stream,
+        }
+        for what, call in calls.items():
+            for bad in ((1, 1), (1, -1), (3, 2), (11, 1), (13, 1)):
+                with self.subTest(what=what, bad=bad):
+                    with self.assertRaises(ValueError) as cm:
+                        call(bad)
+                    message = str(cm.exception)
+                    self.assertTrue(message.startswith(what), message)
+                    self.assertIn(repr(bad), message)
+                    self.assertIn("device_id 0", message)
+
 
 # The body's helpers, after test_streams' PRELUDE (fake, gpu_tensor, calls, reset).
 HELPERS = r'''

@@ -7,6 +7,7 @@ import re
 import unittest
 
 import dlbridge
+import support
 from support import (DELETER, NAMES, DLManagedTensor, DLManagedTensorVersioned, DLTensor, HandBuilt,
                      ReleaseCounter, SET_ERROR, address_of, capsule_name, capsule_pointer,
                      exchange_api, host_tensor, make_capsule, owned)
@@ -126,11 +127,13 @@ class DlpackArguments(unittest.TestCase):
         self.assertEqual(same.flags & F_COPIED, 0)
         same = dlbridge.from_dlpack(self.t.__dlpack__(max_version=(1, 3), copy=False))
         self.assertEqual(same.descriptor.GetPointer(), address_of(self.values))
-        # A device no copy reaches (no CUDA driver here; kDLCPU has device 0 only; OpenCL):
-        # BufferError.
-        for device in ((2, 0), (1, 1), (4, 0)):
+        # A device no copy reaches (no CUDA driver here; OpenCL): BufferError. kDLCPU has
+        # device 0 only: (1, 1) is no device, ValueError (PY-64).
+        for device in ((2, 0), (4, 0)):
             with self.subTest(device=device), self.assertRaises(BufferError):
                 self.t.__dlpack__(dl_device=device)
+        with self.assertRaises(ValueError):
+            self.t.__dlpack__(dl_device=(1, 1))
         # copy=True always copies and says so (versioned); legacy cannot say it but still copies.
         copied = dlbridge.from_dlpack(self.t.__dlpack__(max_version=(1, 3), copy=True))
         self.assertNotEqual(copied.descriptor.GetPointer(), address_of(self.values))
@@ -411,6 +414,19 @@ class Lifetime(unittest.TestCase):
         self.assertEqual(built.deletes, 0)
         with self.assertRaises(AttributeError):  # no producer (PY-16)
             dlbridge.from_dlpack(object())
+
+    def test_py15_a_capsule_without_a_name_is_said_to_have_none(self):
+        built = HandBuilt(versioned=False)
+        cap = support._api.PyCapsule_New(ctypes.addressof(built.managed), None, None)
+        with self.assertRaises(TypeError) as cm:
+            dlbridge.from_dlpack(cap)
+        self.assertIn("a capsule without a name is no DLPack tensor", str(cm.exception))
+        self.assertNotIn("(null)", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:  # the checker's binding says the same
+            dlbridge._check_capsule(cap)
+        self.assertIn("a capsule without a name is not an unconsumed DLPack tensor",
+                      str(cm.exception))
+        self.assertEqual(built.deletes, 0)
 
     def test_py15_successful_hand_built_import_deletes_once_on_drop(self):
         built = HandBuilt(versioned=True, shape=(2, 2), strides=(2, 1))

@@ -472,6 +472,20 @@ class TestPythonHelpers(unittest.TestCase):
             raw.set_stream_mode(0)
         self.assertEqual(raw.view_info(raw.TableProducer())["stream"], 0x1234)
 
+    def test_pyh5_the_method_is_looked_up_on_the_type_not_the_instance(self):
+        array = np.arange(4, dtype=np.float64)
+
+        class Plain:
+            pass
+
+        plain = Plain()
+        plain.__dlpack__ = array.__dlpack__
+        with self.assertRaisesRegex(AttributeError, "no __dlpack__ method"):
+            raw.import_info(plain)
+        wrapped = Wrapped(array.__dlpack__())
+        wrapped.__dlpack__ = plain.__dlpack__  # shadows nothing: the type's method runs
+        self.assertEqual(raw.import_info(wrapped)["data"], array.ctypes.data)
+
     def test_pyh5_a_non_producer_reports_nothing_unraisable(self):
         # The "no __dlpack__" check must not print "Exception ignored" (PyObject_HasAttr did
         # on Python 3.13+), and must keep a producer's own AttributeError.

@@ -214,7 +214,7 @@ TEST_CASE("CV-3 a step that is not a whole number of values is refused") {
   CHECK(mat.u->refcount == 1);  // nothing referenced
 }
 
-TEST_CASE("CV-4 the Mat's refcount is the hold; a const Mat exports read-only") {
+TEST_CASE("CV-4 the Mat's refcount is the hold, and a const Mat exports read-only") {
   SUBCASE("the memory lives until the last DLPack consumer lets go") {
     CountingAllocator counting;
     cv::Mat mat = CountedMat(counting, 3, 3, CV_8UC1);
@@ -253,7 +253,7 @@ TEST_CASE("CV-4 the Mat's refcount is the hold; a const Mat exports read-only") 
   }
 }
 
-TEST_CASE("CV-5 ToMat refuses what a cv::Mat cannot describe; the tensor keeps its hold") {
+TEST_CASE("CV-5 ToMat refuses what a cv::Mat cannot describe, and the tensor keeps its hold") {
   dlbtest::Buffer buffer;
   Release release;
   auto refuse = [&](Tensor t, ErrorCode code, const std::string& text,
@@ -317,6 +317,18 @@ TEST_CASE("CV-5 ToMat refuses what a cv::Mat cannot describe; the tensor keeps i
     none.channels = ocv::Channels::kNone;
     refuse(HostTensor(buffer, kF32, {2, 3, 4}, {4, 8, 1}, &release), ErrorCode::kInvalidStrides,
            "strides[0] is 4 elements, less than the 24", none);
+  }
+  SUBCASE("strides whose byte steps or spans overflow int64") {
+    refuse(HostTensor(buffer, kF32, {2, 4}, {int64_t{1} << 62, 1}, &release), ErrorCode::kOverflow,
+           "ToMat: strides[0] is 4611686018427387904 elements of 4 bytes: the byte step "
+           "overflows int64");
+    ocv::MatOptions none;
+    none.channels = ocv::Channels::kNone;
+    refuse(HostTensor(buffer, kU8, {2, 3, 4}, {1, int64_t{1} << 62, 1}, &release),
+           ErrorCode::kOverflow,
+           "ToMat: shape[1] is 3 at a step of 4611686018427387904 bytes: the bytes it spans "
+           "overflow int64",
+           none);
   }
   SUBCASE("read-only") {
     Tensor t = HostTensor(buffer, kF32, {4}, {}, &release);
@@ -445,6 +457,17 @@ TEST_CASE("CV-7 ToMat gives channels, sizes and byte steps, continuous or not") 
     cv::Mat row = ocv::ToMat(HostTensor(buffer, kF32, {1, 4}, {999, 1}, &release));
     CHECK(row.step[0] == 16);
     CHECK(row.isContinuous());
+    // A negative one too: NumPy's reversed length-1 axis (a[::-1] of one row).
+    cv::Mat reversed = ocv::ToMat(HostTensor(buffer, kF32, {1, 4}, {-4, 1}, &release));
+    CHECK(reversed.step[0] == 16);
+    CHECK(reversed.data == buffer.bytes);
+    cv::Mat image = ocv::ToMat(HostTensor(buffer, kU8, {1, 5, 3}, {-15, 3, 1}, &release));
+    CHECK(image.type() == CV_8UC3);
+    CHECK(image.step[0] == 15);
+    ocv::MatOptions last;
+    last.channels = ocv::Channels::kLast;
+    cv::Mat gray = ocv::ToMat(HostTensor(buffer, kU8, {4, 1}, {1, -7}, &release), last);
+    CHECK(gray.type() == CV_8UC1);
   }
   SUBCASE("float16 is CV_16F") {
     cv::Mat half = ocv::ToMat(HostTensor(buffer, {kDLFloat, 16, 1}, {2, 2}, {}, &release));

@@ -243,9 +243,10 @@ inline void* UnconsumedTensor(PyObject* capsule, const char* who, bool* versione
   }
   if (kind == CapsuleKind::kOther) {
     PyErr_Format(PyExc_TypeError,
-                 "%s: a capsule named '%s' is no DLPack tensor; expected 'dltensor_versioned' "
-                 "or 'dltensor'",
-                 who, name == nullptr ? "(null)" : name);
+                 "%s: a capsule %s%s%s is no DLPack tensor; expected 'dltensor_versioned' or "
+                 "'dltensor'",
+                 who, name == nullptr ? "without a name" : "named '", name == nullptr ? "" : name,
+                 name == nullptr ? "" : "'");
     return nullptr;
   }
   *versioned = kind == CapsuleKind::kVersioned;
@@ -383,15 +384,60 @@ inline PyObject* MaxVersionRequest() {
   return request;
 }
 
-// Whether `obj` lacks `__dlpack__`, asked with the pending error set aside and put back:
-// PyObject_HasAttr would report a lookup failure as "Exception ignored" (3.13+, and for any
-// call with an error pending), so the lookup is made here with nothing pending.
+// `name` on `type` (its MRO), where Python looks up a special method: a new reference, or
+// NULL with nothing raised. Call it with no exception pending.
+inline PyObject* LookupOnType(PyTypeObject* type, PyObject* name) noexcept {
+#if PY_VERSION_HEX < 0x030E0000
+  PyObject* found = _PyType_Lookup(type, name);
+  Py_XINCREF(found);
+  return found;
+#else
+  PyObject* found = PyObject_GetAttr(reinterpret_cast<PyObject*>(type), name);
+  if (found == nullptr) PyErr_Clear();
+  return found;
+#endif
+}
+
+// The producer's method `name` called on args[0] (`nargs` counts it; kwnames' values follow
+// the positional arguments): type(obj).name(obj, ...), looked up on the type as Python looks up
+// special methods and NumPy's from_dlpack looks up __dlpack__, never an attribute of the
+// instance. AttributeError when the type has none.
+inline PyObject* CallTypeMethod(PyObject* name, PyObject* const* args, size_t nargs,
+                                PyObject* kwnames) noexcept {
+  PyObject* self = args[0];
+  PyTypeObject* type = Py_TYPE(self);
+  PyObject* method = LookupOnType(type, name);
+  if (method == nullptr) {
+    PyErr_Format(PyExc_AttributeError, "type object '%.100s' has no attribute '%U'", type->tp_name,
+                 name);
+    return nullptr;
+  }
+  PyObject* result = nullptr;
+  if (PyFunction_Check(method) || Py_IS_TYPE(method, &PyMethodDescr_Type)) {
+    result = PyObject_Vectorcall(method, args, nargs, kwnames);  // unbound: self first
+  } else {  // any other descriptor binds as Python binds it; a plain callable takes no self
+    descrgetfunc get = Py_TYPE(method)->tp_descr_get;
+    PyObject* bound = method;
+    if (get != nullptr) {
+      bound = get(method, self, reinterpret_cast<PyObject*>(type));
+    } else {
+      Py_INCREF(bound);
+    }
+    if (bound != nullptr) result = PyObject_Vectorcall(bound, args + 1, nargs - 1, kwnames);
+    Py_XDECREF(bound);
+  }
+  Py_DECREF(method);
+  return result;
+}
+
+// Whether `obj`'s type lacks `__dlpack__`, asked with the pending error set aside and put
+// back: PyObject_HasAttr would report a lookup failure as "Exception ignored" (3.13+, and for
+// any call with an error pending), so the lookup is made here with nothing pending.
 inline bool LacksDunderDLPack(PyObject* obj) {
   const KeptError pending;  // restored at the end, which also drops the lookup's own error
-  PyObject* attribute = PyObject_GetAttr(obj, DunderDLPack());
-  const bool lacks = attribute == nullptr && PyErr_ExceptionMatches(PyExc_AttributeError) != 0;
-  Py_XDECREF(attribute);
-  return lacks;
+  PyObject* found = LookupOnType(Py_TYPE(obj), DunderDLPack());
+  Py_XDECREF(found);
+  return found == nullptr;
 }
 
 // Raises SystemError(`what`) with the pending exception (if any) as its __cause__.
@@ -525,12 +571,12 @@ inline Tensor FromPyObject(PyObject* producer, const ImportOptions& options = {}
   const bool legacy = facts != nullptr && facts->legacy_only;
   // No PY_VECTORCALL_ARGUMENTS_OFFSET: args[-1] is not ours to lend.
   PyObject* args[] = {producer, detail::MaxVersionRequest()};
-  PyObject* capsule = legacy ? nullptr
-                             : PyObject_VectorcallMethod(detail::DunderDLPack(), args, 1,
-                                                         detail::MaxVersionKwnames());
+  PyObject* capsule =
+      legacy ? nullptr
+             : detail::CallTypeMethod(detail::DunderDLPack(), args, 1, detail::MaxVersionKwnames());
   if (legacy || (capsule == nullptr && PyErr_ExceptionMatches(PyExc_TypeError) != 0)) {
     PyErr_Clear();  // a producer older than max_version: asked again without arguments
-    capsule = PyObject_VectorcallMethod(detail::DunderDLPack(), args, 1, nullptr);
+    capsule = detail::CallTypeMethod(detail::DunderDLPack(), args, 1, nullptr);
     if (!legacy && capsule != nullptr) {
       if (detail::TypeFacts* learnt = detail::LearnFacts(Py_TYPE(producer))) {
         learnt->legacy_only = true;

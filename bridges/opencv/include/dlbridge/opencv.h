@@ -216,6 +216,19 @@ inline int ToInt(int64_t value, const char* what, int index) {
   return static_cast<int>(value);
 }
 
+// *out = a * b for a, b >= 0; true when the product overflows int64 (the bridge is
+// header-only: the library's checked arithmetic, src/checked_math_internal.h, is not
+// installed).
+inline bool MulOverflows(int64_t a, int64_t b, int64_t* out) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_mul_overflow(a, b, out);
+#else
+  if (b != 0 && a > INT64_MAX / b) return true;
+  *out = a * b;
+  return false;
+#endif
+}
+
 }  // namespace detail
 
 /// The dtype of an OpenCV depth (CV_8U uint8, CV_8S int8, CV_16U uint16, CV_16S int16,
@@ -305,17 +318,18 @@ Tensor FromMat(M&& mat, std::shared_ptr<const void> owner) {
 /// channels one value apart, the last Mat dimension's values one element (all channels)
 /// apart, and every other dimension's step at least the next one's extent times its step
 /// (OpenCV's 2-D rule: rows never overlap; a zero stride broadcasts and is refused), all
-/// kInvalidStrides (dimensions of extent 1 are free); a writable tensor (kReadOnly: cv::Mat
-/// has no read-only mode); element zero aligned for its value type (kInvalidArgument); and
-/// every export check of ToDLPackVersioned (ExportPlan: bounds, a hold unless
-/// MatOptions::allow_unowned, kNoHold).
+/// kInvalidStrides (dimensions of extent 0 or 1 are free, a negative stride too); a writable tensor
+/// (kReadOnly: cv::Mat has no read-only mode); element zero aligned for its value type
+/// (kInvalidArgument); and every export check of ToDLPackVersioned (ExportPlan: bounds, a hold
+/// unless MatOptions::allow_unowned, kNoHold).
 ///
 /// Ownership, on success: the tensor's hold moves out of `tensor.descriptor` (left empty)
 /// into the Mat's reference-counted UMatData, whose allocator drops it exactly once when the
 /// last Mat sharing the memory goes (copies, ROIs, `getUMat` included), on whichever thread.
 /// A tensor without elements gives an empty Mat of its sizes and type, and its hold is
 /// dropped before ToMat returns. With MatOptions::allow_unowned and no hold the Mat simply
-/// points at the memory. On failure: Error as above (kOutOfMemory when the UMatData cannot be
+/// points at the memory. On failure: Error as above (kOverflow when a byte step or the bytes a
+/// dimension spans overflow int64, kOutOfMemory when the UMatData cannot be
 /// allocated, or a cv::Exception's message as kInvalidArgument) and `tensor` is unchanged: its
 /// hold stays with the caller.
 // CV-5, CV-6: what a Mat can describe, then the hold moves into the Mat's UMatData.
@@ -357,7 +371,7 @@ inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
     }
   }
   for (int32_t i = 0; i < ndim; ++i) {
-    if (strides[i] < 0) {
+    if (strides[i] < 0 && shape[i] > 1) {  // extent 0 or 1: no second index, any stride
       detail::Fail(ErrorCode::kInvalidStrides,
                    "ToMat: strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
                        "; cv::Mat steps are unsigned: copy the tensor into C order first");
@@ -380,8 +394,13 @@ inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
     const int64_t extent = shape[i];
     sizes[i] = detail::ToInt(extent, "shape", i);
     empty = empty || extent == 0;
-    int64_t step = strides[i] * valueBytes;
-    if (extent <= 1) step = inner;  // any stride addresses one index: take the dense one
+    int64_t step = inner;  // extent 0 or 1: any stride addresses one index, take the dense one
+    if (extent > 1 && detail::MulOverflows(strides[i], valueBytes, &step)) {
+      detail::Fail(ErrorCode::kOverflow, "ToMat: strides[" + std::to_string(i) + "] is " +
+                                             std::to_string(strides[i]) + " elements of " +
+                                             std::to_string(valueBytes) +
+                                             " bytes: the byte step overflows int64");
+    }
     if (i == matDims - 1 && step != inner) {
       detail::Fail(ErrorCode::kInvalidStrides,
                    "ToMat: strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
@@ -399,7 +418,12 @@ inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
                        "no transposed layout): copy the tensor into C order first");
     }
     steps[i] = static_cast<size_t>(step);
-    inner = step * (extent > 0 ? extent : 1);
+    if (detail::MulOverflows(step, extent > 0 ? extent : 1, &inner)) {
+      detail::Fail(ErrorCode::kOverflow, "ToMat: shape[" + std::to_string(i) + "] is " +
+                                             std::to_string(extent) + " at a step of " +
+                                             std::to_string(step) +
+                                             " bytes: the bytes it spans overflow int64");
+    }
   }
   if ((tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
     detail::Fail(ErrorCode::kReadOnly,
