@@ -50,7 +50,7 @@ _MANGLED_SCALARS = {"f": "float", "d": "double", "c": "char", "a": "signed char"
 
 
 def _class_name(array):
-    # See VTK-14: VTK's template classes report a mangled typeid name from GetClassName()
+    # VTK's template classes (see VTK-14) report a mangled typeid name from GetClassName()
     # ("23vtkSOADataArrayTemplateIfE"); messages give the name a VTK user writes.
     name = array.GetClassName()
     digits = len(name) - len(name.lstrip("0123456789"))
