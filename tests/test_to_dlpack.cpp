@@ -356,7 +356,7 @@ float ReadIgnoringOffset(const DLTensor& t, int64_t i, int64_t j = 0) {
 }  // namespace
 
 TEST_CASE(
-    "EXP-17 exports put element zero in data with byte_offset 0; keep_byte_offset keeps "
+    "EXP-17 exports put element zero in data with byte_offset 0, and keep_byte_offset keeps "
     "the split") {
   Buffer buf;
   float* values = reinterpret_cast<float*>(buf.bytes);

@@ -267,7 +267,7 @@ TEST_CASE(
   CHECK(p.releases == 4);  // each tensor dropped its hold at the end of its iteration
 }
 
-TEST_CASE("VSK-4 pinned host memory is host memory; a pending stream on it is refused") {
+TEST_CASE("VSK-4 pinned host memory is host memory, and a pending stream on it is refused") {
   Producer<float> p(4);
   {
     Tensor pinned = p.Make({4});
