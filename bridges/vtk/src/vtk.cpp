@@ -11,6 +11,7 @@
 
 #include <vtkAbstractArray.h>
 #include <vtkDataArray.h>
+#include <vtkSOADataArrayTemplate.h>
 #include <vtkSmartPointer.h>
 #include <vtkType.h>
 
@@ -24,6 +25,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "dlbridge/dtype.h"
 #include "dlbridge/error.h"
@@ -241,92 +243,276 @@ Tensor Export(vtkAbstractArray* array) {
   return tensor;
 }
 
-vtkSmartPointer<vtkDataArray> Adopt(Tensor&& tensor, const AdoptOptions& options) {
-  // VTK-5: what Adopt accepts, checked before anything moves.
+namespace {
+
+// What VTK-5 found about a tensor to adopt: nothing has moved yet.
+struct Prepared {
+  void* data = nullptr;  // element zero, or null without elements
+  int vtkType = VTK_VOID;
+  int64_t components = 1;
+  int64_t values = 0;
+};
+
+// VTK-5: what Adopt accepts, checked before anything moves. `who` names the call in messages;
+// `oneD` takes 1-D tensors only (a component of AdoptComponents).
+Prepared Prepare(const char* who, const Tensor& tensor, const AdoptOptions& options, bool oneD) {
   const MemoryDescriptor& descriptor = tensor.descriptor;
   const int32_t deviceType = tensor.device.device_type;
+  const std::string where = std::string("vtk::") + who + ": ";
   if (descriptor.GetMemorySpaceKind() != MemorySpace::kHost ||
       (deviceType != 0 && deviceType != kDLCPU)) {
     throw Error(ErrorCode::kUnsupportedDevice,
-                std::string("vtk::Adopt: the tensor is in memory space \"") +
-                    descriptor.GetMemorySpace() + "\" (device type " + std::to_string(deviceType) +
+                where + "the tensor is in memory space \"" + descriptor.GetMemorySpace() +
+                    "\" (device type " + std::to_string(deviceType) +
                     "); a vtkDataArray holds host memory only: copy it to the host first");
   }
   const TensorLayout& layout = tensor.layout;
-  if (layout.Ndim() != 1 && layout.Ndim() != 2) {
-    throw Error(ErrorCode::kInvalidShape,
-                "vtk::Adopt: ndim is " + std::to_string(layout.Ndim()) +
-                    "; accepted: 1 (one component) or 2 (tuples, components)");
+  if (layout.Ndim() != 1 && (oneD || layout.Ndim() != 2)) {
+    throw Error(
+        ErrorCode::kInvalidShape,
+        where + "ndim is " + std::to_string(layout.Ndim()) + "; accepted: " +
+            (oneD ? "1 (one component's values)" : "1 (one component) or 2 (tuples, components)"));
   }
   if (!layout.IsContiguous()) {
     throw Error(ErrorCode::kInvalidStrides,
-                "vtk::Adopt: the layout is not C-contiguous; a vtkDataArray stores its tuples "
-                "one after another with their components interleaved: copy the tensor first");
+                where +
+                    "the layout is not C-contiguous; a vtkDataArray stores its tuples one "
+                    "after another with their components interleaved: copy the tensor first");
   }
-  int vtkType = VtkTypeOfDataType(layout.Dtype());
+  Prepared p;
+  p.vtkType = VtkTypeOfDataType(layout.Dtype());
   if (options.id_type && SameDataType(layout.Dtype(), DataTypeOf<vtkIdType>())) {
-    vtkType = VTK_ID_TYPE;
+    p.vtkType = VTK_ID_TYPE;
   }
   if ((tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
-    throw Error(ErrorCode::kReadOnly,
-                "vtk::Adopt: the tensor is read-only and a vtkDataArray is always writable; "
-                "copy it first");
+    throw Error(ErrorCode::kReadOnly, where +
+                                          "the tensor is read-only and a vtkDataArray is always "
+                                          "writable; copy it first");
   }
-  const int64_t components = layout.Ndim() == 2 ? layout.Shape()[1] : 1;
-  const int64_t values = layout.ElementCount();
-  if (values > std::numeric_limits<vtkIdType>::max() ||
-      components > std::numeric_limits<int>::max()) {
+  p.components = layout.Ndim() == 2 ? layout.Shape()[1] : 1;
+  p.values = layout.ElementCount();
+  if (p.values > std::numeric_limits<vtkIdType>::max() ||
+      p.components > std::numeric_limits<int>::max()) {
     throw Error(ErrorCode::kInvalidShape,
-                "vtk::Adopt: " + std::to_string(values) + " values of " +
-                    std::to_string(components) +
+                where + std::to_string(p.values) + " values of " + std::to_string(p.components) +
                     " components do not fit this VTK build's vtkIdType and int");
   }
   ExportOptions exportOptions;
   exportOptions.allow_unowned = options.allow_unowned;
   const ExportPlan plan(tensor, ExportKind::kVersioned, exportOptions);  // bounds, hold, ...
-  void* data = plan.Data();  // element zero, or null without elements
-  const auto address = reinterpret_cast<uintptr_t>(data);
+  p.data = plan.Data();
+  const auto address = reinterpret_cast<uintptr_t>(p.data);
   if (address % static_cast<uintptr_t>(layout.Dtype().bits / 8) != 0) {
     throw Error(ErrorCode::kInvalidArgument,
-                "vtk::Adopt: element zero's address " + std::to_string(address) +
+                where + "element zero's address " + std::to_string(address) +
                     " is not aligned for " + Describe(layout.Dtype()) +
                     "; VTK reads the values as typed C++ values: copy the tensor first");
   }
+  return p;
+}
 
-  vtkSmartPointer<vtkDataArray> array =
-      ::vtk::TakeSmartPointer(vtkDataArray::CreateDataArray(vtkType));
-  if (array == nullptr || !array->HasStandardMemoryLayout()) {
-    throw Error(ErrorCode::kOutOfMemory, "vtk::Adopt: VTK could not create a " +
-                                             std::string(vtkImageScalarTypeNameMacro(vtkType)) +
-                                             " array");
+// Room in the registry for `count` holds at `data[i]`, made before any hold moves (the only
+// step that can fail), so that an allocation failure leaves every hold with its caller.
+std::vector<std::unordered_multimap<const void*, Held>::iterator> Reserve(Registry& registry,
+                                                                          void* const* data,
+                                                                          size_t count) {
+  std::vector<std::unordered_multimap<const void*, Held>::iterator> entries;
+  try {
+    entries.reserve(count);
+    for (size_t i = 0; i < count; ++i) entries.push_back(registry.holds.emplace(data[i], Held()));
+  } catch (const std::bad_alloc&) {
+    for (auto entry : entries) registry.holds.erase(entry);
+    throw Error(ErrorCode::kOutOfMemory, "vtk::Adopt: the hand-off registry is out of memory");
   }
-  array->SetNumberOfComponents(static_cast<int>(components));
-  if (data == nullptr) {
+  return entries;
+}
+
+vtkSmartPointer<vtkDataArray> NewArray(const char* who, int vtkType, bool soa) {
+  vtkSmartPointer<vtkDataArray> array;
+  if (!soa) {
+    array = ::vtk::TakeSmartPointer(vtkDataArray::CreateDataArray(vtkType));
+  } else {
+    switch (vtkType) {
+      vtkTemplateMacro(array = ::vtk::TakeSmartPointer(vtkSOADataArrayTemplate<VTK_TT>::New()));
+      default: break;
+    }
+  }
+  if (array == nullptr || (!soa && !array->HasStandardMemoryLayout())) {
+    throw Error(ErrorCode::kOutOfMemory, std::string("vtk::") + who + ": VTK could not create a " +
+                                             vtkImageScalarTypeNameMacro(vtkType) + " array");
+  }
+  return array;
+}
+
+// One component's memory given to an SOA array, freed through the registry (VTK-6, VTK-7).
+template <class T>
+void SetComponent(vtkDataArray* array, int component, void* data, vtkIdType values, bool held) {
+  auto* soa = static_cast<vtkSOADataArrayTemplate<T>*>(array);
+  soa->SetArray(
+      component, static_cast<T*>(data), values, /*updateMaxId=*/true, /*save=*/!held,
+      held ? vtkAbstractArray::VTK_DATA_ARRAY_USER_DEFINED : vtkAbstractArray::VTK_DATA_ARRAY_FREE);
+  if (held) soa->SetArrayFreeFunction(component, &FreeAdopted);
+}
+
+}  // namespace
+
+vtkSmartPointer<vtkDataArray> Adopt(Tensor&& tensor, const AdoptOptions& options) {
+  const Prepared p = Prepare("Adopt", tensor, options, /*oneD=*/false);
+  vtkSmartPointer<vtkDataArray> array = NewArray("Adopt", p.vtkType, /*soa=*/false);
+  array->SetNumberOfComponents(static_cast<int>(p.components));
+  if (p.data == nullptr) {
     // VTK never frees an array without memory: drop the hold now rather than never.
     tensor.descriptor = MemoryDescriptor();
     return array;
   }
-  if (!descriptor.HasOwnership()) {  // allow_unowned: the caller keeps the memory valid
-    array->SetVoidArray(data, static_cast<vtkIdType>(values), /*save=*/1);
+  if (!tensor.descriptor.HasOwnership()) {  // allow_unowned: the caller keeps the memory valid
+    array->SetVoidArray(p.data, static_cast<vtkIdType>(p.values), /*save=*/1);
     return array;
   }
   {
     Registry& registry = TheRegistry();
     std::lock_guard<std::mutex> lock(registry.mutex);
-    std::unordered_multimap<const void*, Held>::iterator entry;
-    try {
-      entry = registry.holds.emplace(data, Held());  // nothing moved yet
-    } catch (const std::bad_alloc&) {
-      throw Error(ErrorCode::kOutOfMemory, "vtk::Adopt: the hand-off registry is out of memory");
-    }
+    void* const data[] = {p.data};
+    auto entry = Reserve(registry, data, 1)[0];  // nothing moved yet
     // VTK-6: the hold moves into the registry (noexcept) and the array frees through it.
     entry->second.hold = std::move(tensor.descriptor);
     entry->second.order = ++registry.adoptions;
   }
-  array->SetVoidArray(data, static_cast<vtkIdType>(values), /*save=*/0,
+  array->SetVoidArray(p.data, static_cast<vtkIdType>(p.values), /*save=*/0,
                       vtkAbstractArray::VTK_DATA_ARRAY_USER_DEFINED);
   array->SetArrayFreeFunction(&FreeAdopted);
   return array;
+}
+
+vtkSmartPointer<vtkDataArray> AdoptComponents(std::vector<Tensor>&& components,
+                                              const AdoptOptions& options) {
+  // VTK-15: every component checked (VTK-5, 1-D), of one dtype and length, before any moves.
+  if (components.empty() ||
+      components.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "vtk::AdoptComponents: " + std::to_string(components.size()) +
+                    " component tensors; pass one 1-D tensor per component (at least one)");
+  }
+  std::vector<Prepared> prepared;
+  prepared.reserve(components.size());
+  for (size_t c = 0; c < components.size(); ++c) {
+    const std::string who = "AdoptComponents: component " + std::to_string(c);
+    prepared.push_back(Prepare(who.c_str(), components[c], options, /*oneD=*/true));
+    if (prepared[c].vtkType != prepared[0].vtkType || prepared[c].values != prepared[0].values) {
+      throw Error(ErrorCode::kInvalidShape,
+                  "vtk::AdoptComponents: component " + std::to_string(c) + " is " +
+                      std::to_string(prepared[c].values) + " values of " +
+                      Describe(components[c].layout.Dtype()) + " but component 0 is " +
+                      std::to_string(prepared[0].values) + " values of " +
+                      Describe(components[0].layout.Dtype()) +
+                      ": every component has one value per tuple, of one type");
+    }
+  }
+  const int vtkType = prepared[0].vtkType;
+  const auto tuples = static_cast<vtkIdType>(prepared[0].values);
+  vtkSmartPointer<vtkDataArray> array = NewArray("AdoptComponents", vtkType, /*soa=*/true);
+  array->SetNumberOfComponents(static_cast<int>(components.size()));
+  if (tuples == 0) {
+    for (Tensor& component : components) component.descriptor = MemoryDescriptor();
+    return array;
+  }
+  std::vector<void*> held;
+  std::vector<bool> holds(components.size());
+  for (size_t c = 0; c < components.size(); ++c) {
+    holds[c] = components[c].descriptor.HasOwnership();
+    if (holds[c]) held.push_back(prepared[c].data);
+  }
+  {
+    Registry& registry = TheRegistry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    auto entries = Reserve(registry, held.data(), held.size());  // nothing moved yet
+    size_t next = 0;
+    for (Tensor& component : components) {
+      if (!component.descriptor.HasOwnership()) continue;
+      // VTK-6, per component: the hold moves into the registry under its own pointer.
+      entries[next]->second.hold = std::move(component.descriptor);
+      entries[next++]->second.order = ++registry.adoptions;
+    }
+  }
+  for (size_t c = 0; c < components.size(); ++c) {
+    switch (vtkType) {
+      vtkTemplateMacro(
+          SetComponent<VTK_TT>(array, static_cast<int>(c), prepared[c].data, tuples, holds[c]));
+      default: break;
+    }
+  }
+  return array;
+}
+
+namespace {
+
+// An SOA array's component pointers, for any value type VTK instantiates; empty for others.
+std::vector<void*> ComponentPointers(vtkDataArray* data) {
+  std::vector<void*> pointers;
+  if (data->GetArrayType() != vtkAbstractArray::SoADataArrayTemplate) return pointers;
+  switch (data->GetDataType()) {
+    vtkTemplateMacro({
+      auto* soa = vtkSOADataArrayTemplate<VTK_TT>::SafeDownCast(data);
+      if (soa != nullptr) {
+        for (int c = 0; c < soa->GetNumberOfComponents(); ++c) {
+          pointers.push_back(soa->GetComponentArrayPointer(c));
+        }
+      }
+    });
+    default: break;
+  }
+  return pointers;
+}
+
+}  // namespace
+
+std::vector<Tensor> ExportComponents(vtkAbstractArray* array) {
+  // VTK-15: one 1-D tensor per component of a struct-of-arrays array, each holding the array.
+  vtkDataArray* data = array != nullptr ? vtkDataArray::SafeDownCast(array) : nullptr;
+  if (data == nullptr) {
+    throw Error(
+        ErrorCode::kInvalidArgument,
+        "vtk::ExportComponents: " +
+            (array == nullptr ? std::string("array is null")
+                              : "array is a " + ClassNameOf(array) + ", not a vtkDataArray") +
+            "; pass a vtkSOADataArrayTemplate");
+  }
+  const DLDataType dtype = DataTypeOfVtkType(data->GetDataType());
+  const std::vector<void*> pointers = ComponentPointers(data);
+  if (pointers.empty()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "vtk::ExportComponents: array is a " + ClassNameOf(data) +
+                    ", not a struct-of-arrays (vtkSOADataArrayTemplate) array; Export gives an "
+                    "AOS array's values as one (tuples, components) tensor");
+  }
+  const int64_t tuples = data->GetNumberOfTuples();
+  const int64_t bytes = tuples * data->GetDataTypeSize();
+  std::shared_ptr<const void> owner = MakeOwner(vtkSmartPointer<vtkDataArray>(data));
+  std::vector<Tensor> out(pointers.size());
+  for (size_t c = 0; c < pointers.size(); ++c) {
+    out[c].layout = TensorLayout(dtype, {tuples});
+    void* pointer = tuples > 0 ? pointers[c] : nullptr;
+    const std::string role = "component_" + std::to_string(c);
+    out[c].descriptor.Set(pointer, pointer != nullptr ? bytes : 0, "host", role.c_str());
+    out[c].descriptor.SetOwner(owner);
+  }
+  return out;
+}
+
+std::vector<MemoryDescriptor> DescribeBuffers(vtkAbstractArray* array) {
+  // VTK-16: the buffers the array really owns, as views holding the array; nothing for arrays
+  // whose values are computed or mapped (never a flattened temporary).
+  std::vector<MemoryDescriptor> out;
+  vtkDataArray* data = array != nullptr ? vtkDataArray::SafeDownCast(array) : nullptr;
+  if (data == nullptr || data->GetDataType() == VTK_BIT) return out;
+  std::vector<Tensor> tensors;
+  if (data->HasStandardMemoryLayout()) {
+    tensors.push_back(Export(data));
+  } else if (!ComponentPointers(data).empty()) {
+    tensors = ExportComponents(data);
+  }
+  for (Tensor& tensor : tensors) out.push_back(std::move(tensor.descriptor));
+  return out;
 }
 
 int64_t AdoptedHoldCount() noexcept {

@@ -5,6 +5,7 @@
 #include <vtkFloatArray.h>
 #include <vtkIdTypeArray.h>
 #include <vtkIntArray.h>
+#include <vtkSOADataArrayTemplate.h>
 #include <vtkSmartPointer.h>
 
 #include <atomic>
@@ -393,4 +394,49 @@ TEST_CASE("VTK-6 Export then Adopt: a second VTK array on the first one's memory
   CHECK(adopted->GetComponent(1, 2) == 5.0);
   adopted = nullptr;
   CHECK(deletes.deletes == 1);
+}
+
+TEST_CASE("VTK-15 one tensor per component adopts as a struct-of-arrays array, each freed once") {
+  constexpr int kComponents = 7;  // no component limit
+  std::vector<std::vector<float>> values(kComponents, std::vector<float>(4));
+  std::vector<ReleaseCounter> counters(kComponents);
+  std::vector<Tensor> parts;
+  for (int c = 0; c < kComponents; ++c) {
+    for (int t = 0; t < 4; ++t) values[c][t] = static_cast<float>(10 * c + t);
+    parts.push_back(Described(values[c].data(), 16, TensorLayout(kFloat32, {4}), counters[c]));
+  }
+  const int64_t before = dlbridge::vtk::AdoptedHoldCount();
+  vtkSmartPointer<vtkDataArray> soa = dlbridge::vtk::AdoptComponents(std::move(parts));
+  auto* typed = vtkSOADataArrayTemplate<float>::SafeDownCast(soa);
+  REQUIRE(typed != nullptr);
+  CHECK(soa->GetNumberOfComponents() == kComponents);
+  CHECK(soa->GetNumberOfTuples() == 4);
+  CHECK(typed->GetComponentArrayPointer(5) == values[5].data());  // zero copy
+  CHECK(soa->GetComponent(3, 6) == doctest::Approx(63.0));
+  CHECK(dlbridge::vtk::AdoptedHoldCount() == before + kComponents);
+  for (const Tensor& part : parts) CHECK_FALSE(part.descriptor.HasOwnership());
+  for (const ReleaseCounter& counter : counters) CHECK(counter.calls == 0);
+  soa = nullptr;  // VTK frees every component: each hold drops once
+  for (const ReleaseCounter& counter : counters) CHECK(counter.calls == 1);
+  CHECK(dlbridge::vtk::AdoptedHoldCount() == before);
+}
+
+TEST_CASE("VTK-15 a refused component leaves every component's hold with the caller") {
+  std::vector<float> x(4), y(3);
+  ReleaseCounter cx, cy;
+  std::vector<Tensor> parts;
+  parts.push_back(Described(x.data(), 16, TensorLayout(kFloat32, {4}), cx));
+  parts.push_back(Described(y.data(), 12, TensorLayout(kFloat32, {3}), cy));
+  CHECK_DLB_ERROR(dlbridge::vtk::AdoptComponents(std::move(parts)), ErrorCode::kInvalidShape,
+                  "component 1 is 3 values of \"float32\" but component 0 is 4 values");
+  std::vector<Tensor> flat;
+  flat.push_back(Described(x.data(), 16, TensorLayout(kFloat32, {2, 2}), cx));
+  CHECK_DLB_ERROR(dlbridge::vtk::AdoptComponents(std::move(flat)), ErrorCode::kInvalidShape,
+                  "component 0: ndim is 2; accepted: 1");
+  CHECK_DLB_ERROR(dlbridge::vtk::AdoptComponents({}), ErrorCode::kInvalidArgument,
+                  "0 component tensors");
+  CHECK(parts[0].descriptor.HasOwnership());
+  CHECK(parts[1].descriptor.HasOwnership());
+  CHECK(flat[0].descriptor.HasOwnership());
+  CHECK(cx.calls + cy.calls == 0);
 }

@@ -157,3 +157,57 @@ TEST_CASE("VTK-3 the array lives exactly as long as the last consumer") {
     CHECK(counter.deletes == 1);
   }
 }
+
+TEST_CASE("VTK-15 a struct-of-arrays array exports one tensor per component, holding the array") {
+  vtkNew<vtkSOADataArrayTemplate<double>> soa;
+  soa->SetNumberOfComponents(3);
+  soa->SetNumberOfTuples(5);
+  for (int c = 0; c < 3; ++c) {
+    for (int t = 0; t < 5; ++t) soa->SetTypedComponent(t, c, 10.0 * c + t);
+  }
+  const int references = soa->GetReferenceCount();
+  std::vector<dlbridge::Tensor> parts = dlbridge::vtk::ExportComponents(soa);
+  REQUIRE(parts.size() == 3);
+  CHECK(soa->GetReferenceCount() == references + 1);  // one shared hold
+  for (int c = 0; c < 3; ++c) {
+    CAPTURE(c);
+    CHECK(std::string(parts[c].descriptor.GetRole()) == "component_" + std::to_string(c));
+    CHECK(parts[c].layout.Ndim() == 1);
+    CHECK(parts[c].layout.Shape()[0] == 5);
+    CHECK(parts[c].Data<double>() == soa->GetComponentArrayPointer(c));
+    CHECK(parts[c].Data<double>()[4] == doctest::Approx(10.0 * c + 4));
+  }
+  parts.clear();
+  CHECK(soa->GetReferenceCount() == references);
+  vtkNew<vtkFloatArray> aos;
+  CHECK_DLB_ERROR(dlbridge::vtk::ExportComponents(aos), ErrorCode::kInvalidArgument,
+                  "array is a vtkFloatArray, not a struct-of-arrays");
+}
+
+TEST_CASE("VTK-16 DescribeBuffers gives the buffers the array owns, and nothing for the rest") {
+  vtkNew<vtkFloatArray> aos;
+  aos->SetNumberOfComponents(3);
+  aos->SetNumberOfTuples(2);
+  std::vector<dlbridge::MemoryDescriptor> one = dlbridge::vtk::DescribeBuffers(aos);
+  REQUIRE(one.size() == 1);
+  CHECK(std::string(one[0].GetRole()) == "data");
+  CHECK(one[0].GetPointer() == reinterpret_cast<intptr_t>(aos->GetVoidPointer(0)));
+  CHECK(one[0].GetSizeInBytes() == 24);
+  CHECK(one[0].HasOwnership());
+
+  vtkNew<vtkSOADataArrayTemplate<int>> soa;
+  soa->SetNumberOfComponents(2);
+  soa->SetNumberOfTuples(3);
+  std::vector<dlbridge::MemoryDescriptor> two = dlbridge::vtk::DescribeBuffers(soa);
+  REQUIRE(two.size() == 2);
+  CHECK(std::string(two[1].GetRole()) == "component_1");
+  CHECK(two[1].GetPointer() == reinterpret_cast<intptr_t>(soa->GetComponentArrayPointer(1)));
+  CHECK(two[1].GetSizeInBytes() == 12);
+
+  vtkNew<vtkBitArray> bits;
+  bits->SetNumberOfTuples(8);
+  CHECK(dlbridge::vtk::DescribeBuffers(bits).empty());
+  vtkNew<vtkStringArray> strings;
+  CHECK(dlbridge::vtk::DescribeBuffers(strings).empty());
+  CHECK(dlbridge::vtk::DescribeBuffers(nullptr).empty());
+}

@@ -9,8 +9,10 @@
 #include <vtkSmartPointer.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "dlbridge/dlpack_header.h"
+#include "dlbridge/memory_descriptor.h"
 #include "dlbridge/tensor.h"
 
 /// @def DLBRIDGE_VTK_API
@@ -111,6 +113,39 @@ struct AdoptOptions {
 /// the registry cannot allocate.
 DLBRIDGE_VTK_API vtkSmartPointer<vtkDataArray> Adopt(Tensor&& tensor,
                                                      const AdoptOptions& options = {});
+
+/// Adopts one 1-D tensor per component into a new struct-of-arrays array
+/// (vtkSOADataArrayTemplate of the matching type), zero copy: component c's values are
+/// `components[c]`'s, as `GetComponentArrayPointer(c)`. Every tensor is checked as Adopt checks
+/// it (host, C-contiguous, writable, aligned, a VTK dtype, every export check), 1-D, all of one
+/// dtype and length (kInvalidShape naming the two that differ), before any hold moves; any
+/// number of components (at least one; kInvalidArgument for none).
+///
+/// Ownership, on success: each component's hold moves into the hand-off registry under its
+/// own pointer and VTK frees each component through dlbridge's free function, which drops
+/// that component's hold exactly once (see VTK-7, per pointer); each tensor's descriptor
+/// is left empty. With AdoptOptions::allow_unowned, a component without a hold is never freed.
+/// Tensors without elements give an empty array and their holds drop before the return. On
+/// failure throws Error and leaves every tensor unchanged, its hold with the caller.
+DLBRIDGE_VTK_API vtkSmartPointer<vtkDataArray> AdoptComponents(std::vector<Tensor>&& components,
+                                                               const AdoptOptions& options = {});
+
+/// One 1-D tensor per component of a struct-of-arrays array (vtkSOADataArrayTemplate of any
+/// numeric type), zero copy: tensor c is `GetComponentArrayPointer(c)`'s GetNumberOfTuples()
+/// values, host memory, role "component_c", dtype DataTypeOfVtkType. Each tensor's descriptor
+/// holds the array (one shared reference), so the array lives until the last consumer of any
+/// component lets go. Throws Error and takes no reference: kInvalidArgument for a null array,
+/// an array that is not a vtkDataArray, or one that is not struct-of-arrays (use Export for
+/// AOS arrays); kUnsupportedDtype for a non-numeric type.
+DLBRIDGE_VTK_API std::vector<Tensor> ExportComponents(vtkAbstractArray* array);
+
+/// The buffers `array` really owns, as memory descriptors (pointer, size in bytes, space
+/// "host", role) that each hold the array: an AOS array's one "data" buffer (as Export
+/// describes it), a struct-of-arrays array's "component_0", "component_1", ... buffers (as
+/// ExportComponents), and nothing for every other array (implicit, mapped, scaled, bit and
+/// string arrays, a null array): a description is always a view of real storage, never a
+/// flattened temporary. Throws only Error(kOutOfMemory) (the hold's block) and kOverflow.
+DLBRIDGE_VTK_API std::vector<MemoryDescriptor> DescribeBuffers(vtkAbstractArray* array);
 
 /// How many adopted holds the hand-off registry keeps now (arrays whose memory VTK has not
 /// freed yet). For tests and leak checks; thread-safe.
