@@ -17,6 +17,7 @@
 #define DLB_VISKORES_WORKLETS 0
 #endif
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -376,4 +377,31 @@ TEST_CASE("VSK-1 a round trip: adopt, export, adopt the export again") {
     CHECK(vc::Algorithm::Reduce(second, 0.0f) == doctest::Approx(21.0f));
   }
   CHECK(p.releases == 1);
+}
+
+TEST_CASE("VSK-2 AdoptableDeviceTypes lists what Adopt takes here") {
+  const std::vector<int32_t> types = vsk::AdoptableDeviceTypes();
+  auto has = [&](int32_t type) {
+    return std::find(types.begin(), types.end(), type) != types.end();
+  };
+  CHECK(has(kDLCPU));
+  CHECK(has(kDLCUDAHost));
+  CHECK(has(kDLROCMHost));
+  CHECK_FALSE(has(kDLOneAPI));
+  CHECK_FALSE(has(kDLMetal));
+  // A GPU type is listed exactly when Adopt takes its memory (here: never without a GPU).
+  for (const int32_t type : {kDLCUDA, kDLROCM}) {
+    std::vector<float> values(2);
+    Tensor t;
+    t.descriptor.Set(values.data(), 8, type == kDLCUDA ? "cuda" : "hip");
+    t.device = {static_cast<DLDeviceType>(type), 0};
+    t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), {2});
+    bool adopted = true;
+    try {
+      (void)vsk::Adopt<float>(std::move(t));
+    } catch (const dlbridge::Error&) {
+      adopted = false;
+    }
+    CHECK(adopted == has(type));
+  }
 }

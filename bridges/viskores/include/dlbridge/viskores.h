@@ -304,6 +304,26 @@ Tensor Describe(const char* who, Handle handle, ::viskores::Id values, int64_t c
 
 }  // namespace detail
 
+/// The DLPack device types whose memory Adopt takes in this build and on this machine (the
+/// table of VSK-2: the host-readable types, and the GPU types whose adapter Viskores can run
+/// on here), in the device table's order.
+// VSK-2: the same mapping and runtime check Adopt applies, for callers that ask first.
+inline std::vector<int32_t> AdoptableDeviceTypes() {
+  std::vector<int32_t> types;
+  int count = 0;
+  const DeviceTypeInfo* table = DeviceTable(&count);
+  for (int i = 0; i < count; ++i) {
+    const ::viskores::Int8 adapter = detail::AdapterIdFor(table[i].device_type);
+    if (adapter == detail::kNoAdapter) continue;
+    if (adapter == VISKORES_DEVICE_ADAPTER_UNDEFINED ||
+        ::viskores::cont::GetRuntimeDeviceTracker().CanRunOn(
+            ::viskores::cont::make_DeviceAdapterId(adapter))) {
+      types.push_back(table[i].device_type);
+    }
+  }
+  return types;
+}
+
 /// A 1-D tensor of dtype DataTypeOf<T>() adopted as a basic ArrayHandle, zero copy.
 ///
 /// On success the tensor's hold (its descriptor's owner or release) moves into the Viskores

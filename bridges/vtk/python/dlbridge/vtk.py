@@ -20,7 +20,20 @@ except ImportError as error:  # pragma: no cover - depends on the machine
     raise ImportError("dlbridge.vtk needs VTK's Python wrapping (vtkmodules.vtkCommonCore): "
                       "install Debian's python3-vtk9 or `pip install vtk`") from error
 
-__all__ = ["export", "adopt"]
+__all__ = ["export", "adopt", "export_components", "adopt_components", "describe",
+           "vtk_to_dlpack", "dlpack_to_vtk", "DLPackArray", "supported_device_types",
+           "RefusedBuffer", "RefusedDtype"]
+
+
+class RefusedBuffer(BufferError, ValueError):
+    """A buffer dlbridge.vtk cannot take as it is (device, read-only, layout): a BufferError, as
+    the array API and DLPack's Python spec name it, and a ValueError, as VTK's own
+    dlpack_support raises it, so code written for either catches it (see VTK-17)."""
+
+
+class RefusedDtype(BufferError, TypeError):
+    """A dtype VTK has no array of: a BufferError (the array API) and a TypeError (VTK's
+    dlpack_support), see VTK-17."""
 
 _FLOATS = {_vtk.VTK_FLOAT: "float32", _vtk.VTK_DOUBLE: "float64"}
 _INTEGERS = (_vtk.VTK_CHAR, _vtk.VTK_SIGNED_CHAR, _vtk.VTK_UNSIGNED_CHAR, _vtk.VTK_SHORT,
@@ -188,7 +201,7 @@ def _refusal(tensor, viskores):
     # VTK-10: what adopt accepts, as the C++ Adopt (see VTK-5); the error to raise, or None.
     # Viskores takes the devices its adapters read (the C++ bridge checks them, see VSK-2).
     if tensor.device[0] != _dlbridge.kDLCPU and not viskores:
-        return BufferError("dlbridge.vtk.adopt: the tensor is on device %r; a vtkDataArray "
+        return RefusedBuffer("dlbridge.vtk.adopt: the tensor is on device %r; a vtkDataArray "
                            "holds host memory only: copy it to the host first" % (tensor.device,))
     if tensor.ndim not in (1, 2):
         return ValueError("dlbridge.vtk.adopt: ndim is %d; accepted: 1 (one component) or 2 "
@@ -197,9 +210,106 @@ def _refusal(tensor, viskores):
         return ValueError("dlbridge.vtk.adopt: the layout is not C-contiguous; a vtkDataArray "
                           "stores its tuples one after another: copy the tensor first")
     if tensor.readonly:
-        return BufferError("dlbridge.vtk.adopt: the tensor is read-only and a vtkDataArray is "
+        return RefusedBuffer("dlbridge.vtk.adopt: the tensor is read-only and a vtkDataArray is "
                            "always writable; copy it first")
     if tensor.dtype not in _ADOPT_TYPES:
-        return BufferError("dlbridge.vtk.adopt: dtype %r has no VTK array; accepted: %s"
+        return RefusedDtype("dlbridge.vtk.adopt: dtype %r has no VTK array; accepted: %s"
                            % (tensor.dtype, ", ".join(sorted(_ADOPT_TYPES))))
     return None
+
+
+def export_components(array):
+    """One ``dlbridge.Tensor`` per component of a struct-of-arrays array
+    (``vtkSOADataArrayTemplate``), zero copy: tensor c is component c's values, 1-D, role
+    ``"component_c"``; each holds the array until its last consumer lets go (see VTK-15).
+    Raises ValueError for an AOS array (use ``export``) and TypeError for a non-array; needs
+    ``dlbridge._vtk_adopt``, as ``adopt`` does."""
+    tensors = []
+    for c, capsule in enumerate(_adopter().export_components(array)):
+        tensor = _dlbridge.from_dlpack(capsule)
+        tensor.descriptor.SetRole("component_%d" % c)
+        tensors.append(tensor)
+    return tensors
+
+
+def adopt_components(producers, *, id_type=False):
+    """A new struct-of-arrays vtkDataArray (``vtkSOADataArrayTemplate``) whose component c is
+    ``producers[c]``'s memory, zero copy: one 1-D DLPack producer per component, all of one dtype
+    and length, any number of them. Each producer is released exactly when VTK frees its
+    component. On a refusal (ValueError, BufferError) every import is dropped at once and
+    nothing is adopted (see VTK-15)."""
+    return _adopter().adopt_components(list(producers), bool(id_type))
+
+
+def describe(array):
+    """The buffers ``array`` really owns, as ``dlbridge.MemoryDescriptor`` objects that each
+    hold the array: one ``"data"`` buffer for an AOS array, ``"component_0"``, ... for a
+    struct-of-arrays array, and an empty list for anything else (implicit, mapped, bit and
+    string arrays): a description is a view of real storage, never a flattened temporary
+    (see VTK-16)."""
+    descriptors = []
+    for pointer, size, role in _adopter().buffers(array):
+        descriptor = _dlbridge.MemoryDescriptor(pointer, size, "host")
+        descriptor.SetRole(role)
+        descriptor.SetOwner(array)
+        descriptors.append(descriptor)
+    return descriptors
+
+
+# VTK-17: the names VTK's own dlpack_support module (unreleased upstream) gives the same jobs,
+# built on the functions above so that the rules stay theirs.
+
+def vtk_to_dlpack(array, device_id=0, versioned=False):
+    """A DLPack capsule over ``array``'s values (``export``): ``"dltensor"``, or with
+    ``versioned`` a ``"dltensor_versioned"`` one. A VTK array here is host memory, so
+    ``device_id`` must be 0 (ValueError otherwise: the id is never reported unchecked)."""
+    if device_id != 0:
+        raise ValueError("dlbridge.vtk.vtk_to_dlpack: device_id is %r, but a vtkDataArray's "
+                         "values are host memory, whose device id is 0" % (device_id,))
+    tensor = export(array)
+    if versioned:
+        return tensor.__dlpack__(max_version=tuple(_dlbridge.DLPACK_VERSION))
+    return tensor.__dlpack__()
+
+
+def dlpack_to_vtk(obj, name=None):
+    """A new vtkDataArray over the memory of ``obj`` (a DLPack producer or capsule), as
+    ``adopt`` makes it, named ``name`` when given. Refusals raise ``RefusedBuffer`` or
+    ``RefusedDtype`` (both conventions' classes) or ValueError."""
+    array = adopt(obj)
+    if name is not None:
+        array.SetName(name)
+    return array
+
+
+class DLPackArray:
+    """A DLPack producer over a vtkDataArray (``export``): ``__dlpack__`` and
+    ``__dlpack_device__`` with the whole protocol (``stream``, ``max_version``, ``dl_device``,
+    ``copy``), as a ``dlbridge.Tensor`` answers them. ``device_id`` as ``vtk_to_dlpack``."""
+
+    def __init__(self, array, device_id=0):
+        if device_id != 0:
+            raise ValueError("dlbridge.vtk.DLPackArray: device_id is %r, but a vtkDataArray's "
+                             "values are host memory, whose device id is 0" % (device_id,))
+        self._tensor = export(array)
+        self.array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._tensor.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._tensor.__dlpack_device__()
+
+
+def supported_device_types():
+    """The DLPack device types ``adopt`` takes in this build: kDLCPU and the types whose memory
+    the CPU reads where it lies (pinned, managed; see VTK-12), plus, where ``adopt(x,
+    viskores=True)`` is built, the types its Viskores adapters read on this machine."""
+    types = {_dlbridge.kDLCPU} | set(_HOST_ACCESSIBLE)
+    try:
+        viskores = getattr(_adopter(), "viskores_device_types", None)
+    except ImportError:
+        viskores = None
+    if viskores is not None:
+        types |= set(viskores())
+    return types

@@ -379,6 +379,97 @@ class VtkAdopt(unittest.TestCase):
         self.check_sphere_and_release(*self.contour_radii(
             lambda v: torch.tensor(v, dtype=torch.float32), write, lambda x: x._use_count()))
 
+    def test_vtk15_struct_of_arrays_both_ways_from_python(self):
+        soa = vtk.vtkSOADataArrayTemplate["float64"]()
+        soa.SetNumberOfComponents(3)
+        soa.SetNumberOfTuples(4)
+        for t in range(4):
+            for c in range(3):
+                soa.SetComponent(t, c, 10.0 * c + t)
+        parts = dvtk.export_components(soa)
+        self.assertEqual([p.descriptor.GetRole() for p in parts],
+                         ["component_0", "component_1", "component_2"])
+        self.assertEqual([p.shape for p in parts], [(4,)] * 3)
+        if np is not None:
+            self.assertEqual(np.from_dlpack(parts[2]).tolist(), [20.0, 21.0, 22.0, 23.0])
+        with self.assertRaisesRegex(ValueError, "not a struct-of-arrays"):
+            dvtk.export_components(vtk.vtkFloatArray())
+        # In: one counted producer per component; each released once, when VTK frees it.
+        counters = [ReleaseCounter() for _ in range(5)]
+        keep = []
+        producers = []
+        for c, counter in enumerate(counters):
+            values = (ctypes.c_float * 3)(c, c + 0.5, c + 0.25)
+            keep.append(values)
+            descriptor = dlbridge.MemoryDescriptor(address_of(values), 12, "host")
+            descriptor.SetReleaseAddress(counter.address, 0)
+            producers.append(dlbridge.Tensor(descriptor, "float32", (3,)))
+        array = dvtk.adopt_components(producers)
+        del producers
+        gc.collect()
+        self.assertEqual(array.GetNumberOfComponents(), 5)
+        self.assertEqual(array.GetComponent(1, 4), 4.5)
+        self.assertEqual([c.calls for c in counters], [0] * 5)
+        del array
+        gc.collect()
+        self.assertEqual([c.calls for c in counters], [1] * 5)
+
+    def test_vtk16_describe_gives_real_storage_holding_the_array(self):
+        import sys
+        aos = vtk.vtkFloatArray()
+        aos.SetNumberOfComponents(2)
+        aos.SetNumberOfTuples(3)
+        before = sys.getrefcount(aos)
+        (data,) = dvtk.describe(aos)
+        self.assertEqual((data.GetRole(), data.GetSizeInBytes(), data.GetMemorySpace()),
+                         ("data", 24, "host"))
+        self.assertEqual(data.GetPointer(), pointer_of(aos))
+        self.assertTrue(data.HasOwnership())
+        self.assertGreater(sys.getrefcount(aos), before)  # the descriptor holds the array
+        del data
+        gc.collect()
+        self.assertEqual(sys.getrefcount(aos), before)
+        soa = vtk.vtkSOADataArrayTemplate["int32"]()
+        soa.SetNumberOfComponents(2)
+        soa.SetNumberOfTuples(3)
+        self.assertEqual([d.GetRole() for d in dvtk.describe(soa)], ["component_0", "component_1"])
+        self.assertEqual(dvtk.describe(vtk.vtkBitArray()), [])
+
+    def test_vtk17_the_names_vtks_own_dlpack_support_uses(self):
+        source = filled(vtk.vtkFloatArray, 3, 2)
+        legacy = dvtk.vtk_to_dlpack(source)
+        versioned = dvtk.vtk_to_dlpack(source, versioned=True)
+        self.assertIn("dltensor", repr(legacy))
+        self.assertIn("dltensor_versioned", repr(versioned))
+        with self.assertRaisesRegex(ValueError, "device_id is 1"):
+            dvtk.vtk_to_dlpack(source, device_id=1)
+        back = dvtk.dlpack_to_vtk(dlbridge.from_dlpack(legacy), name="velocity")
+        self.assertEqual(back.GetName(), "velocity")
+        self.assertEqual(pointer_of(back), pointer_of(source))
+        producer = dvtk.DLPackArray(source)
+        self.assertEqual(producer.__dlpack_device__(), (dlbridge.kDLCPU, 0))
+        if np is not None:
+            view = np.from_dlpack(producer)
+            self.assertEqual(view.shape, (3, 2))
+            self.assertEqual(view.__array_interface__["data"][0], pointer_of(source))
+        types = dvtk.supported_device_types()
+        self.assertTrue({dlbridge.kDLCPU, dlbridge.kDLCUDAHost, dlbridge.kDLCUDAManaged} <= types)
+        self.assertNotIn(dlbridge.kDLOneAPI, types)
+        # Refusals satisfy both conventions: the array API's BufferError and VTK's classes.
+        values = (ctypes.c_float * 4)()
+        descriptor = dlbridge.MemoryDescriptor(address_of(values), 16, "host")
+        descriptor.SetOwner(values)
+        read_only = dlbridge.Tensor(descriptor, "float32", (4,))
+        read_only.flags = dlbridge.FLAG_READ_ONLY
+        with self.assertRaises(ValueError) as caught:
+            dvtk.dlpack_to_vtk(read_only)
+        self.assertIsInstance(caught.exception, BufferError)
+        descriptor = dlbridge.MemoryDescriptor(address_of(values), 16, "host")
+        descriptor.SetOwner(values)
+        with self.assertRaises(TypeError) as caught:
+            dvtk.dlpack_to_vtk(dlbridge.Tensor(descriptor, "float16", (8,)))
+        self.assertIsInstance(caught.exception, BufferError)
+
     def test_vtk10_round_trip_shares_memory_and_lifetimes(self):
         counter = DeleteCounter()
         source = filled(vtk.vtkFloatArray, 3, 2)
