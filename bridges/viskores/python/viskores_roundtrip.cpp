@@ -2,22 +2,12 @@
 // Viskores ArrayHandle with dlbridge::viskores, runs a Viskores worklet and algorithm on it
 // where it lies, and hands the handle back out as a DLPack capsule; test_viskores.py drives it
 // with NumPy and PyTorch. The producer's hold is wrapped so that its one drop is counted.
-#include <viskores/cont/Algorithm.h>
-#include <viskores/cont/Invoker.h>
-// Debian's VTK 9.6 ships its Viskores 1.1 without lcl/Quad.h, which the worklet headers
-// include: there the doubling is Viskores' Transform and Copy instead of a worklet.
-#if __has_include(<lcl/Quad.h>)
-#define DLB_VISKORES_WORKLETS 1
-#include <viskores/worklet/WorkletMapField.h>
-#else
-#define DLB_VISKORES_WORKLETS 0
-#endif
-
 #include <atomic>
 #include <utility>
 
 #include "dlbridge/python.h"
 #include "dlbridge/viskores.h"
+#include "viskores_test_support.h"
 
 namespace {
 
@@ -25,26 +15,6 @@ namespace dp = dlbridge::python;
 namespace vsk = dlbridge::viskores;
 
 std::atomic<int> g_releases{0};
-
-#if DLB_VISKORES_WORKLETS
-struct Twice : viskores::worklet::WorkletMapField {
-  using ControlSignature = void(FieldInOut);
-  template <class V>
-  VISKORES_EXEC void operator()(V& v) const {
-    v = v * 2;
-  }
-};
-#endif
-
-void Double(viskores::cont::ArrayHandleBasic<double>& handle) {
-#if DLB_VISKORES_WORKLETS
-  viskores::cont::Invoker{}(Twice{}, handle);
-#else
-  viskores::cont::ArrayHandle<double> sum;
-  viskores::cont::Algorithm::Transform(handle, handle, sum, viskores::Sum());
-  viskores::cont::Algorithm::Copy(sum, handle);
-#endif
-}
 
 // The producer's hold, moved under an owner whose one drop calls it and counts.
 void CountTheDrop(dlbridge::Tensor& t) {
@@ -68,7 +38,7 @@ PyObject* AdoptTwice(PyObject*, PyObject* args) {
     dlbridge::Tensor t = dp::FromPyObject(producer);
     CountTheDrop(t);
     viskores::cont::ArrayHandleBasic<double> handle = vsk::Adopt<double>(std::move(t));
-    Double(handle);
+    dlbtest::Double(handle);
     const double sum = viskores::cont::Algorithm::Reduce(handle, 0.0);
     PyObject* capsule = dp::ToCapsule(vsk::ToTensor(handle, vsk::Access::kWrite), versioned != 0);
     if (capsule == nullptr) return nullptr;

@@ -3,19 +3,8 @@
 // release counted; refusals that leave the hold where it was; ArrayHandles exported as tensors
 // and through DLPack.
 #include <doctest/doctest.h>
-#include <viskores/VectorAnalysis.h>
-#include <viskores/cont/Algorithm.h>
 #include <viskores/cont/ArrayHandle.h>
 #include <viskores/cont/ErrorBadAllocation.h>
-#include <viskores/cont/Invoker.h>
-// Debian's VTK 9.6 ships its Viskores 1.1 without lcl/Quad.h, which the worklet headers
-// include: there the tests run Viskores' algorithms only (the VTK filters run its worklets).
-#if __has_include(<lcl/Quad.h>)
-#define DLB_VISKORES_WORKLETS 1
-#include <viskores/worklet/WorkletMapField.h>
-#else
-#define DLB_VISKORES_WORKLETS 0
-#endif
 
 #include <algorithm>
 #include <array>
@@ -29,6 +18,7 @@
 #include "counting.h"
 #include "dlbridge/dlbridge.h"
 #include "dlbridge/viskores.h"
+#include "viskores_test_support.h"
 
 using dlbridge::ErrorCode;
 using dlbridge::Tensor;
@@ -61,54 +51,8 @@ struct Producer {
   }
 };
 
-#if DLB_VISKORES_WORKLETS
-// out = |v|, a Viskores worklet on whatever device the invoker picks (Serial here).
-struct Magnitude : viskores::worklet::WorkletMapField {
-  using ControlSignature = void(FieldIn, FieldOut);
-  template <class V, class S>
-  VISKORES_EXEC void operator()(const V& v, S& out) const {
-    out = static_cast<S>(viskores::Magnitude(v));
-  }
-};
-
-// v *= 2 in place.
-struct Twice : viskores::worklet::WorkletMapField {
-  using ControlSignature = void(FieldInOut);
-  template <class V>
-  VISKORES_EXEC void operator()(V& v) const {
-    v = v * 2;
-  }
-};
-#endif
-
-// Every value doubled where it lies: the worklet, or Viskores' Transform and Copy back.
-template <class Handle>
-void Double(Handle& handle) {
-#if DLB_VISKORES_WORKLETS
-  vc::Invoker{}(Twice{}, handle);
-#else
-  vc::ArrayHandle<typename Handle::ValueType> sum;
-  vc::Algorithm::Transform(handle, handle, sum, viskores::Sum());
-  vc::Algorithm::Copy(sum, handle);
-#endif
-}
-
-// The magnitudes of Vec values: the worklet, or read through the portal.
-template <class Handle>
-vc::ArrayHandle<double> Magnitudes(const Handle& vecs) {
-  vc::ArrayHandle<double> out;
-#if DLB_VISKORES_WORKLETS
-  vc::Invoker{}(Magnitude{}, vecs, out);
-#else
-  out.Allocate(vecs.GetNumberOfValues());
-  auto read = vecs.ReadPortal();
-  auto write = out.WritePortal();
-  for (viskores::Id i = 0; i < read.GetNumberOfValues(); ++i) {
-    write.Set(i, static_cast<double>(viskores::Magnitude(read.Get(i))));
-  }
-#endif
-  return out;
-}
+using dlbtest::Double;
+using dlbtest::Magnitudes;
 
 template <class F>
 ErrorCode CodeOf(F&& f) {
