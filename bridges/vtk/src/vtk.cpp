@@ -449,7 +449,6 @@ namespace {
 // An SOA array's component pointers, for any value type VTK instantiates; empty for others.
 std::vector<void*> ComponentPointers(vtkDataArray* data) {
   std::vector<void*> pointers;
-  if (data->GetArrayType() != vtkAbstractArray::SoADataArrayTemplate) return pointers;
   switch (data->GetDataType()) {
     vtkTemplateMacro({
       auto* soa = vtkSOADataArrayTemplate<VTK_TT>::SafeDownCast(data);
