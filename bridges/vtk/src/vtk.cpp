@@ -23,6 +23,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -446,21 +447,51 @@ vtkSmartPointer<vtkDataArray> AdoptComponents(std::vector<Tensor>&& components,
 
 namespace {
 
-// An SOA array's component pointers, for any value type VTK instantiates; empty for others.
-std::vector<void*> ComponentPointers(vtkDataArray* data) {
+// Whether this VTK's vtkSOADataArrayTemplate can keep its values interleaved (VTK 9.3 and
+// later start every such array in "AOS mode" until SetArray gives it component arrays).
+template <class A, class = void>
+struct HasStorageType : std::false_type {};
+template <class A>
+struct HasStorageType<A, std::void_t<decltype(std::declval<A&>().GetStorageType())>>
+    : std::true_type {};
+
+// Where an SOA array's components are: one pointer per component and the step between a
+// component's values, in values (1 in SOA storage; the component count when the values are
+// stored interleaved). No pointers for any other array.
+struct Components {
   std::vector<void*> pointers;
+  int64_t step = 1;
+};
+
+template <class T>
+Components ComponentsOf(vtkSOADataArrayTemplate<T>* soa) {
+  Components out;
+  const int count = soa->GetNumberOfComponents();
+  bool interleaved = false;
+  if constexpr (HasStorageType<vtkSOADataArrayTemplate<T>>::value) {
+    interleaved = soa->GetStorageType() == vtkSOADataArrayTemplate<T>::StorageTypeEnum::AOS;
+  }
+  if (interleaved) {
+    // In AOS mode GetVoidPointer is the storage itself (in SOA mode it would copy).
+    auto* base = static_cast<T*>(soa->GetNumberOfTuples() > 0 ? soa->GetVoidPointer(0) : nullptr);
+    for (int c = 0; c < count; ++c) out.pointers.push_back(base != nullptr ? base + c : nullptr);
+    out.step = count;
+  } else {
+    for (int c = 0; c < count; ++c) out.pointers.push_back(soa->GetComponentArrayPointer(c));
+  }
+  return out;
+}
+
+// An SOA array's components, for any value type VTK instantiates; none for other arrays.
+Components ComponentsOf(vtkDataArray* data) {
   switch (data->GetDataType()) {
     vtkTemplateMacro({
       auto* soa = vtkSOADataArrayTemplate<VTK_TT>::SafeDownCast(data);
-      if (soa != nullptr) {
-        for (int c = 0; c < soa->GetNumberOfComponents(); ++c) {
-          pointers.push_back(soa->GetComponentArrayPointer(c));
-        }
-      }
+      if (soa != nullptr) return ComponentsOf(soa);
     });
     default: break;
   }
-  return pointers;
+  return Components{};
 }
 
 }  // namespace
@@ -477,7 +508,8 @@ std::vector<Tensor> ExportComponents(vtkAbstractArray* array) {
             "; pass a vtkSOADataArrayTemplate");
   }
   const DLDataType dtype = DataTypeOfVtkType(data->GetDataType());
-  const std::vector<void*> pointers = ComponentPointers(data);
+  const Components components = ComponentsOf(data);
+  const std::vector<void*>& pointers = components.pointers;
   if (pointers.empty()) {
     throw Error(ErrorCode::kInvalidArgument,
                 "vtk::ExportComponents: array is a " + ClassNameOf(data) +
@@ -485,11 +517,14 @@ std::vector<Tensor> ExportComponents(vtkAbstractArray* array) {
                     "AOS array's values as one (tuples, components) tensor");
   }
   const int64_t tuples = data->GetNumberOfTuples();
-  const int64_t bytes = tuples * data->GetDataTypeSize();
+  // A component's bytes: from its first value to the end of its last (strided when the
+  // values are stored interleaved).
+  const int64_t bytes =
+      tuples > 0 ? ((tuples - 1) * components.step + 1) * data->GetDataTypeSize() : 0;
   std::shared_ptr<const void> owner = MakeOwner(vtkSmartPointer<vtkDataArray>(data));
   std::vector<Tensor> out(pointers.size());
   for (size_t c = 0; c < pointers.size(); ++c) {
-    out[c].layout = TensorLayout(dtype, {tuples});
+    out[c].layout = TensorLayout(dtype, {tuples}, {components.step});
     void* pointer = tuples > 0 ? pointers[c] : nullptr;
     const std::string role = "component_" + std::to_string(c);
     out[c].descriptor.Set(pointer, pointer != nullptr ? bytes : 0, "host", role.c_str());
@@ -505,9 +540,18 @@ std::vector<MemoryDescriptor> DescribeBuffers(vtkAbstractArray* array) {
   vtkDataArray* data = array != nullptr ? vtkDataArray::SafeDownCast(array) : nullptr;
   if (data == nullptr || data->GetDataType() == VTK_BIT) return out;
   std::vector<Tensor> tensors;
+  const Components components = ComponentsOf(data);
   if (data->HasStandardMemoryLayout()) {
     tensors.push_back(Export(data));
-  } else if (!ComponentPointers(data).empty()) {
+  } else if (components.step > 1) {
+    // An SOA array storing its values interleaved owns one buffer: describe that one.
+    Tensor whole;
+    const int64_t bytes = data->GetNumberOfTuples() * components.step * data->GetDataTypeSize();
+    whole.descriptor.Set(components.pointers[0], components.pointers[0] != nullptr ? bytes : 0,
+                         "host");
+    whole.descriptor.SetOwner(MakeOwner(vtkSmartPointer<vtkDataArray>(data)));
+    tensors.push_back(std::move(whole));
+  } else if (!components.pointers.empty()) {
     tensors = ExportComponents(data);
   }
   for (Tensor& tensor : tensors) out.push_back(std::move(tensor.descriptor));

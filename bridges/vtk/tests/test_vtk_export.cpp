@@ -159,11 +159,13 @@ TEST_CASE("VTK-3 the array lives exactly as long as the last consumer") {
 }
 
 TEST_CASE("VTK-15 a struct-of-arrays array exports one tensor per component, holding the array") {
+  // Component arrays given with SetArray: struct-of-arrays storage in every VTK.
+  std::vector<std::vector<double>> values(3, std::vector<double>(5));
   vtkNew<vtkSOADataArrayTemplate<double>> soa;
   soa->SetNumberOfComponents(3);
-  soa->SetNumberOfTuples(5);
   for (int c = 0; c < 3; ++c) {
-    for (int t = 0; t < 5; ++t) soa->SetTypedComponent(t, c, 10.0 * c + t);
+    for (int t = 0; t < 5; ++t) values[c][t] = 10.0 * c + t;
+    soa->SetArray(c, values[c].data(), 5, /*updateMaxId=*/true, /*save=*/true);
   }
   const int references = soa->GetReferenceCount();
   std::vector<dlbridge::Tensor> parts = dlbridge::vtk::ExportComponents(soa);
@@ -174,11 +176,27 @@ TEST_CASE("VTK-15 a struct-of-arrays array exports one tensor per component, hol
     CHECK(std::string(parts[c].descriptor.GetRole()) == "component_" + std::to_string(c));
     CHECK(parts[c].layout.Ndim() == 1);
     CHECK(parts[c].layout.Shape()[0] == 5);
-    CHECK(parts[c].Data<double>() == soa->GetComponentArrayPointer(c));
-    CHECK(parts[c].Data<double>()[4] == doctest::Approx(10.0 * c + 4));
+    CHECK(parts[c].Data<double>() == values[c].data());  // zero copy
   }
   parts.clear();
   CHECK(soa->GetReferenceCount() == references);
+
+  // An array VTK allocated itself: VTK 9.3 and later keep its values interleaved until
+  // SetArray ("AOS mode"); each component is then a strided view of that one buffer.
+  vtkNew<vtkSOADataArrayTemplate<float>> own;
+  own->SetNumberOfComponents(2);
+  own->SetNumberOfTuples(4);
+  for (int t = 0; t < 4; ++t) {
+    for (int c = 0; c < 2; ++c) own->SetTypedComponent(t, c, static_cast<float>(10 * c + t));
+  }
+  std::vector<dlbridge::Tensor> mine = dlbridge::vtk::ExportComponents(own);
+  REQUIRE(mine.size() == 2);
+  for (int c = 0; c < 2; ++c) {
+    const int64_t step = mine[c].layout.Strides()[0];
+    for (int t = 0; t < 4; ++t)
+      CHECK(mine[c].Data<float>()[t * step] == static_cast<float>(10 * c + t));
+  }
+
   vtkNew<vtkFloatArray> aos;
   CHECK_DLB_ERROR(dlbridge::vtk::ExportComponents(aos), ErrorCode::kInvalidArgument,
                   "array is a vtkFloatArray, not a struct-of-arrays");
@@ -195,14 +213,27 @@ TEST_CASE("VTK-16 DescribeBuffers gives the buffers the array owns, and nothing 
   CHECK(one[0].GetSizeInBytes() == 24);
   CHECK(one[0].HasOwnership());
 
+  std::vector<int> x(3), y(3);
   vtkNew<vtkSOADataArrayTemplate<int>> soa;
   soa->SetNumberOfComponents(2);
-  soa->SetNumberOfTuples(3);
+  soa->SetArray(0, x.data(), 3, true, true);
+  soa->SetArray(1, y.data(), 3, true, true);
   std::vector<dlbridge::MemoryDescriptor> two = dlbridge::vtk::DescribeBuffers(soa);
   REQUIRE(two.size() == 2);
   CHECK(std::string(two[1].GetRole()) == "component_1");
-  CHECK(two[1].GetPointer() == reinterpret_cast<intptr_t>(soa->GetComponentArrayPointer(1)));
+  CHECK(two[1].GetPointer() == reinterpret_cast<intptr_t>(y.data()));
   CHECK(two[1].GetSizeInBytes() == 12);
+
+  // An SOA array whose values VTK stores interleaved owns one buffer (VTK 9.3+), else one per
+  // component: either way the descriptions cover its 2 x 3 values exactly once.
+  vtkNew<vtkSOADataArrayTemplate<int>> own;
+  own->SetNumberOfComponents(2);
+  own->SetNumberOfTuples(3);
+  int64_t bytes = 0;
+  for (const dlbridge::MemoryDescriptor& d : dlbridge::vtk::DescribeBuffers(own)) {
+    bytes += d.GetSizeInBytes();
+  }
+  CHECK(bytes == 24);
 
   vtkNew<vtkBitArray> bits;
   bits->SetNumberOfTuples(8);

@@ -390,7 +390,7 @@ class VtkAdopt(unittest.TestCase):
         self.assertEqual([p.descriptor.GetRole() for p in parts],
                          ["component_0", "component_1", "component_2"])
         self.assertEqual([p.shape for p in parts], [(4,)] * 3)
-        if np is not None:
+        if np is not None:  # strided where VTK stores the values interleaved (VTK 9.3+)
             self.assertEqual(np.from_dlpack(parts[2]).tolist(), [20.0, 21.0, 22.0, 23.0])
         with self.assertRaisesRegex(ValueError, "not a struct-of-arrays"):
             dvtk.export_components(vtk.vtkFloatArray())
@@ -429,10 +429,17 @@ class VtkAdopt(unittest.TestCase):
         del data
         gc.collect()
         self.assertEqual(sys.getrefcount(aos), before)
+        # Component arrays VTK keeps as they are (SOA storage in every VTK).
+        x = memoryview(bytearray(12)).cast("i")
+        y = memoryview(bytearray(12)).cast("i")
         soa = vtk.vtkSOADataArrayTemplate["int32"]()
         soa.SetNumberOfComponents(2)
-        soa.SetNumberOfTuples(3)
-        self.assertEqual([d.GetRole() for d in dvtk.describe(soa)], ["component_0", "component_1"])
+        soa.SetArray(0, x, 3, True, True)
+        soa.SetArray(1, y, 3, True, True)
+        described = dvtk.describe(soa)
+        self.assertEqual([d.GetRole() for d in described], ["component_0", "component_1"])
+        self.assertEqual(described[1].GetPointer(),
+                         ctypes.addressof(ctypes.c_char.from_buffer(y)))
         self.assertEqual(dvtk.describe(vtk.vtkBitArray()), [])
 
     def test_vtk17_the_names_vtks_own_dlpack_support_uses(self):
