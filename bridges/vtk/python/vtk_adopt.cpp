@@ -6,6 +6,7 @@
 #include <vtkPythonUtil.h>
 #include <vtkSmartPointer.h>
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,14 @@ vtkDataArray* DataArrayOf(PyObject* object, const char* who) {
   return array;
 }
 
+#if defined(DLBRIDGE_VTK_VISKORES)
+// Whether `array` is a vtkmDataArray (VTK names its template classes by typeid).
+bool IsViskoresArray(vtkDataArray* array) {
+  return std::string(array->GetClassName()).find("vtkmDataArray") != std::string::npos;
+}
+
+#endif
+
 // adopt_components(producers, id_type): a new struct-of-arrays vtkDataArray over one 1-D
 // producer per component (see VTK-15). Every import is dropped here, at once, on a refusal.
 PyObject* AdoptComponents(PyObject*, PyObject* args) {
@@ -82,7 +91,18 @@ PyObject* Buffers(PyObject*, PyObject* object) {
   vtkDataArray* array = DataArrayOf(object, "describe");
   if (array == nullptr) return nullptr;
   try {
-    const std::vector<dlbridge::MemoryDescriptor> buffers = dlbridge::vtk::DescribeBuffers(array);
+    std::vector<dlbridge::MemoryDescriptor> buffers;
+#if defined(DLBRIDGE_VTK_VISKORES)
+    if (IsViskoresArray(array)) {  // see VTK-18: where Viskores holds it, no host copy
+      for (dlbridge::Tensor& part : dlbridge::vtk::ExportViskores(array)) {
+        buffers.push_back(std::move(part.descriptor));
+      }
+    } else {
+      buffers = dlbridge::vtk::DescribeBuffers(array);
+    }
+#else
+    buffers = dlbridge::vtk::DescribeBuffers(array);
+#endif
     PyObject* list = PyList_New(0);
     for (const dlbridge::MemoryDescriptor& buffer : buffers) {
       PyObject* item =
@@ -128,6 +148,30 @@ PyObject* ExportComponents(PyObject*, PyObject* object) {
 }
 
 #if defined(DLBRIDGE_VTK_VISKORES)
+// export_viskores(array) -> [(capsule, role), ...]: ExportViskores (see VTK-18).
+PyObject* ExportViskores(PyObject*, PyObject* object) {
+  vtkDataArray* array = DataArrayOf(object, "export");
+  if (array == nullptr) return nullptr;
+  try {
+    std::vector<dlbridge::Tensor> parts = dlbridge::vtk::ExportViskores(array);
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(parts.size()));
+    for (size_t c = 0; list != nullptr && c < parts.size(); ++c) {
+      const std::string role = parts[c].descriptor.GetRole();
+      PyObject* capsule = dlbridge::python::ToCapsule(std::move(parts[c]), /*versioned=*/true);
+      PyObject* item = capsule != nullptr ? Py_BuildValue("(Ns)", capsule, role.c_str()) : nullptr;
+      if (item == nullptr) {
+        Py_DECREF(list);
+        return nullptr;
+      }
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(c), item);
+    }
+    return list;
+  } catch (...) {
+    dlbridge::python::SetPythonErrorFromCurrent();
+    return nullptr;
+  }
+}
+
 // adopt_viskores(tensor): a new vtkmDataArray over `tensor`'s memory (see VTK-13), for VTK's
 // Viskores-accelerated filters. The checks are the C++ bridge's; a refused import is dropped
 // here, at once.
@@ -165,6 +209,7 @@ PyMethodDef g_methods[] = {{"adopt", &AdoptTensor, METH_VARARGS, nullptr},
 #if defined(DLBRIDGE_VTK_VISKORES)
                            {"adopt_viskores", &AdoptViskores, METH_O, nullptr},
                            {"viskores_device_types", &ViskoresDeviceTypes, METH_NOARGS, nullptr},
+                           {"export_viskores", &ExportViskores, METH_O, nullptr},
 #endif
                            {nullptr, nullptr, 0, nullptr}};
 

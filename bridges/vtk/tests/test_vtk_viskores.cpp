@@ -2,9 +2,13 @@
 // ArrayHandle): the values VTK reads are the producer's, the producer is released once when
 // VTK and Viskores let go, and a refusal leaves the hold with the caller.
 #include <doctest/doctest.h>
+#include <viskores/cont/ArrayHandleIndex.h>
 #include <vtkDataArray.h>
+#include <vtkFloatArray.h>
+#include <vtkNew.h>
 #include <vtkSmartPointer.h>
 
+#include <array>
 #include <numeric>
 #include <vector>
 
@@ -70,4 +74,38 @@ TEST_CASE("VTK-13 refusals leave the hold with the caller") {
   CHECK(halves.descriptor.HasOwnership());
   CHECK(read_only.descriptor.HasOwnership());
   CHECK(p.releases == 0);
+}
+
+TEST_CASE("VTK-18 a vtkmDataArray exports where Viskores holds it, without a host copy") {
+  Producer p(12);
+  vtkSmartPointer<vtkDataArray> rows = dlbridge::vtk::AdoptViskores(p.Make({4, 3}));
+  std::vector<dlbridge::Tensor> out = dlbridge::vtk::ExportViskores(rows);
+  REQUIRE(out.size() == 1);
+  CHECK(std::string(out[0].descriptor.GetRole()) == "data");
+  CHECK(out[0].layout.Shape()[0] == 4);
+  CHECK(out[0].layout.Shape()[1] == 3);
+  CHECK(out[0].Data<const float>() == p.values.data());  // the producer's memory, no copy
+  rows = nullptr;
+  CHECK(p.releases == 0);  // the export holds the Viskores buffer, and so the producer
+  out.clear();
+  CHECK(p.releases == 1);
+
+  // Struct-of-arrays: one tensor per component, each the component's own memory.
+  Producer x(5), y(5);
+  std::array<dlbridge::Tensor, 2> parts{x.Make({5}), y.Make({5})};
+  auto soa = dlbridge::viskores::AdoptSOA<float, 2>(std::move(parts));
+  vtkSmartPointer<vtkDataArray> pair = vtkSmartPointer<vtkDataArray>::Take(make_vtkmDataArray(soa));
+  std::vector<dlbridge::Tensor> components = dlbridge::vtk::ExportViskores(pair);
+  REQUIRE(components.size() == 2);
+  CHECK(std::string(components[1].descriptor.GetRole()) == "component_1");
+  CHECK(components[1].Data<const float>() == y.values.data());
+
+  // Computed values have no storage: nothing to describe, never a flattened temporary.
+  viskores::cont::ArrayHandleIndex index(7);
+  vtkSmartPointer<vtkDataArray> implicit =
+      vtkSmartPointer<vtkDataArray>::Take(make_vtkmDataArray(index));
+  CHECK(dlbridge::vtk::ExportViskores(implicit).empty());
+
+  vtkNew<vtkFloatArray> plain;
+  CHECK_THROWS_AS(dlbridge::vtk::ExportViskores(plain), dlbridge::Error);
 }

@@ -6,6 +6,9 @@
 /// AcceleratorsVTKmCore (VTK 9.6 and later): target dlbridge::vtk_viskores.
 #pragma once
 
+#include <viskores/cont/ArrayHandleStride.h>
+#include <viskores/cont/Error.h>
+#include <viskores/cont/UnknownArrayHandle.h>
 #include <vtkDataArray.h>
 #include <vtkSmartPointer.h>
 #include <vtkmDataArray.h>
@@ -13,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "dlbridge/dtype.h"
 #include "dlbridge/error.h"
@@ -78,6 +82,98 @@ inline vtkSmartPointer<vtkDataArray> AdoptViskores(Tensor&& tensor) {
               "dlbridge::vtk::AdoptViskores: dtype " + DtypeName(dtype) +
                   " has no vtkmDataArray; accepted: int8, int16, int32, int64, uint8, uint16, "
                   "uint32, uint64, float32, float64");
+}
+
+namespace detail {
+
+// VTK-18: each component of the handle as a strided view of the buffer Viskores holds it in
+// (ExtractComponent without a copy), read on `device`; the components of one interleaved
+// buffer become one (tuples, components) tensor. Nothing when the values are computed.
+template <class T>
+std::vector<Tensor> ExportViskoresAs(vtkmDataArray<T>* array, ::dlbridge::viskores::Access access,
+                                     DLDevice device) {
+  const ::viskores::cont::UnknownArrayHandle unknown = array->GetVtkmUnknownArrayHandle();
+  const ::viskores::IdComponent components = unknown.GetNumberOfComponentsFlat();
+  const ::viskores::Id values = unknown.GetNumberOfValues();
+  std::vector<Tensor> parts;
+  std::vector<::viskores::Id> offsets;
+  std::vector<int64_t> steps;
+  for (::viskores::IdComponent c = 0; c < components; ++c) {
+    ::viskores::cont::ArrayHandleStride<T> view;
+    try {
+      view = unknown.ExtractComponent<T>(c, ::viskores::CopyFlag::Off);
+    } catch (const ::viskores::cont::Error&) {
+      return {};  // implicit, constant, transformed, ...: no storage to describe
+    }
+    if (view.GetModulo() != 0 || view.GetDivisor() != 1) return {};  // not a plain stride
+    Tensor part = ::dlbridge::viskores::ToTensor(view.GetBasicArray(), access, device);
+    const std::string role = "component_" + std::to_string(c);
+    part.descriptor.SetRole(role.c_str());
+    parts.push_back(std::move(part));
+    offsets.push_back(view.GetOffset());
+    steps.push_back(view.GetStride());
+  }
+  bool interleaved = components > 1;
+  for (::viskores::IdComponent c = 0; c < components && interleaved; ++c) {
+    interleaved = parts[c].descriptor.GetPointer() == parts[0].descriptor.GetPointer() &&
+                  steps[c] == components && offsets[c] == c;
+  }
+  const DLDataType dtype = DataTypeOf<T>();
+  const auto size = static_cast<int64_t>(sizeof(T));
+  if (interleaved || components == 1) {
+    Tensor whole = std::move(parts[0]);
+    whole.layout = TensorLayout(dtype, {static_cast<int64_t>(values), int64_t{components}},
+                                {steps[0], int64_t{1}});
+    whole.layout.SetByteOffset(static_cast<uint64_t>(offsets[0] * size));
+    whole.descriptor.SetRole("data");
+    std::vector<Tensor> out;
+    out.push_back(std::move(whole));
+    return out;
+  }
+  for (size_t c = 0; c < parts.size(); ++c) {
+    parts[c].layout = TensorLayout(dtype, {static_cast<int64_t>(values)}, {steps[c]});
+    parts[c].layout.SetByteOffset(static_cast<uint64_t>(offsets[c] * size));
+  }
+  return parts;
+}
+
+}  // namespace detail
+
+/// A vtkmDataArray's values as tensors where Viskores holds them, zero copy and without a
+/// copy to the host: one `(tuples, components)` tensor (role "data") when the handle keeps
+/// them in one buffer (basic, Vec and runtime-Vec handles), one 1-D tensor per component (roles
+/// "component_i") for struct-of-arrays handles, and none when the values are computed
+/// (implicit, constant, transformed handles: no storage to describe). Each tensor holds a copy
+/// of its buffer's handle (see VSK-6), read on `device` with `access`. Throws dlbridge::Error:
+/// kInvalidArgument for an array that is not a vtkmDataArray, kUnsupportedDevice for a device
+/// the Viskores build has no adapter for. Nothing is kept on failure.
+// VTK-18: a vtkmDataArray's storage through its Viskores handle.
+inline std::vector<Tensor> ExportViskores(
+    vtkDataArray* array, ::dlbridge::viskores::Access access = ::dlbridge::viskores::Access::kRead,
+    DLDevice device = {kDLCPU, 0}) {
+#define DLBRIDGE_VTK_VISKORES_TRY(T)                           \
+  if (auto* typed = vtkmDataArray<T>::SafeDownCast(array)) {   \
+    return detail::ExportViskoresAs<T>(typed, access, device); \
+  }
+  if (array != nullptr) {
+    DLBRIDGE_VTK_VISKORES_TRY(float)
+    DLBRIDGE_VTK_VISKORES_TRY(double)
+    DLBRIDGE_VTK_VISKORES_TRY(char)
+    DLBRIDGE_VTK_VISKORES_TRY(signed char)
+    DLBRIDGE_VTK_VISKORES_TRY(unsigned char)
+    DLBRIDGE_VTK_VISKORES_TRY(short)
+    DLBRIDGE_VTK_VISKORES_TRY(unsigned short)
+    DLBRIDGE_VTK_VISKORES_TRY(int)
+    DLBRIDGE_VTK_VISKORES_TRY(unsigned int)
+    DLBRIDGE_VTK_VISKORES_TRY(long)
+    DLBRIDGE_VTK_VISKORES_TRY(unsigned long)
+    DLBRIDGE_VTK_VISKORES_TRY(long long)
+    DLBRIDGE_VTK_VISKORES_TRY(unsigned long long)
+  }
+#undef DLBRIDGE_VTK_VISKORES_TRY
+  throw Error(ErrorCode::kInvalidArgument,
+              "dlbridge::vtk::ExportViskores: the array is not a vtkmDataArray; Export and "
+              "ExportComponents take VTK's own arrays");
 }
 
 }  // namespace vtk

@@ -107,6 +107,8 @@ def export(array):
                         % type(array).__name__)
     if not isinstance(array, _vtk.vtkDataArray):
         _dtype_of(array)  # raises with the array's class and type
+    if "vtkmDataArray" in array.GetClassName():
+        return _export_viskores(array, "export")
     dtype = _dtype_of(array)
     # One interleaved block only (see VTK-2): GetVoidPointer would copy anything else.
     if not array.HasStandardMemoryLayout():
@@ -218,12 +220,36 @@ def _refusal(tensor, viskores):
     return None
 
 
+def _export_viskores(array, who):
+    # The extension's ExportViskores (see VTK-18): a vtkmDataArray read where Viskores holds it,
+    # never copied to the host; `export` takes one interleaved buffer, `export_components` all.
+    function = getattr(_adopter(), "export_viskores", None)
+    if function is None:
+        raise ImportError("dlbridge.vtk.%s of a vtkmDataArray needs a dlbridge built with its "
+                          "Viskores bridge against this VTK" % who)
+    tensors = []
+    for capsule, role in function(array):
+        tensor = _dlbridge.from_dlpack(capsule)
+        tensor.descriptor.SetRole(role)
+        tensors.append(tensor)
+    if who == "export":
+        if len(tensors) != 1:
+            raise RefusedBuffer("dlbridge.vtk.export: this vtkmDataArray's values are %s; use "
+                                "export_components for one tensor per component" %
+                                ("computed, not stored (an implicit Viskores array)"
+                                 if not tensors else "stored one buffer per component"))
+        return tensors[0]
+    return tensors
+
+
 def export_components(array):
     """One ``dlbridge.Tensor`` per component of a struct-of-arrays array
     (``vtkSOADataArrayTemplate``), zero copy: tensor c is component c's values, 1-D, role
     ``"component_c"``; each holds the array until its last consumer lets go (see VTK-15).
     Raises ValueError for an AOS array (use ``export``) and TypeError for a non-array; needs
     ``dlbridge._vtk_adopt``, as ``adopt`` does."""
+    if "vtkmDataArray" in array.GetClassName():
+        return _export_viskores(array, "export_components")
     tensors = []
     for c, capsule in enumerate(_adopter().export_components(array)):
         tensor = _dlbridge.from_dlpack(capsule)

@@ -361,6 +361,19 @@ class VtkAdopt(unittest.TestCase):
         self.assertEqual(after, before)  # released once: back to where it was
 
     @unittest.skipIf(np is None, "numpy is not importable")
+    def test_vtk18_a_vtkmdataarray_exports_where_viskores_holds_it(self):
+        self.viskores_or_skip()
+        x = np.arange(12, dtype=np.float64).reshape(4, 3)
+        array = dvtk.adopt(x, viskores=True)
+        out = dvtk.export(array)
+        view = np.from_dlpack(out)
+        self.assertEqual(view.shape, (4, 3))
+        self.assertEqual(view.__array_interface__["data"][0], x.__array_interface__["data"][0])
+        (data,) = dvtk.describe(array)
+        self.assertEqual((data.GetRole(), data.GetPointer()),
+                         ("data", x.__array_interface__["data"][0]))
+
+    @unittest.skipIf(np is None, "numpy is not importable")
     def test_vtk13_numpy_through_vtkmcontour_zero_copy_released_once(self):
         import sys
 
