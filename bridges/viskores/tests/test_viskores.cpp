@@ -349,3 +349,47 @@ TEST_CASE("VSK-2 AdoptableDeviceTypes lists what Adopt takes here") {
     CHECK(adopted == has(type));
   }
 }
+
+TEST_CASE("VSK-6 an export keeps the host memory when the handle's resources are released") {
+  // Memory Viskores allocated itself: releasing the array's resources frees it unless the
+  // export holds the allocation (valgrind and ASan see the read after a free otherwise).
+  Tensor out;
+  {
+    vc::ArrayHandle<float> handle;
+    handle.Allocate(4);
+    auto portal = handle.WritePortal();
+    for (viskores::Id i = 0; i < 4; ++i) portal.Set(i, static_cast<float>(i + 1));
+    out = vsk::ToTensor(handle);
+    handle.ReleaseResources();
+  }
+  const float* values = out.Data<const float>();
+  CHECK(values[0] == doctest::Approx(1.0f));
+  CHECK(values[3] == doctest::Approx(4.0f));
+
+  // Memory adopted from a producer: its hold drops once, after the export's.
+  Producer<float> p(4, 1.0f);
+  {
+    auto handle = vsk::Adopt<float>(p.Make({4}));
+    out = vsk::ToTensor(handle);
+    handle.ReleaseResources();
+  }
+  CHECK(p.releases == 0);
+  CHECK(out.Data<const float>()[3] == doctest::Approx(4.0f));
+  out = Tensor{};
+  CHECK(p.releases == 1);
+}
+
+TEST_CASE("VSK-6 SOA components of different lengths are refused, not read past their end") {
+  auto soa = vc::make_ArrayHandleSOA<viskores::Vec2f>({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}});
+  soa.SetArray(1, vc::make_ArrayHandle<float>({7.0f}));
+  CHECK(CodeOf([&] { (void)vsk::ToTensors(soa); }) == ErrorCode::kInvalidShape);
+}
+
+TEST_CASE("VSK-4 stream -1 orders nothing and is no pending work") {
+  Producer<float> p(4);
+  Tensor t = p.Make({4});
+  t.device = {kDLCUDAHost, 0};
+  t.stream = -1;
+  auto handle = vsk::Adopt<float>(std::move(t));
+  CHECK(handle.GetNumberOfValues() == 4);
+}

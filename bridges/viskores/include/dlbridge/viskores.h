@@ -189,7 +189,7 @@ Checked Check(const char* who, const Tensor& tensor, int64_t components) {
              "in the runtime device tracker)");
   }
   // VSK-4: no stream orders a host read.
-  if (tensor.stream && ConsumerStreamOf(c.adapter) < 0 &&
+  if (tensor.stream && *tensor.stream != -1 && ConsumerStreamOf(c.adapter) < 0 &&
       OrdersStreams(StreamFamilyOf(c.device.device_type))) {
     Fail(ErrorCode::kInvalidArgument,
          what + "has work pending on stream " + std::to_string(*tensor.stream) +
@@ -198,9 +198,10 @@ Checked Check(const char* who, const Tensor& tensor, int64_t components) {
   }
   const int64_t count = layout.ElementCount();  // kOverflow past int64
   const int64_t per = components == 0 ? 1 : components;
-  if (count / per > static_cast<int64_t>(std::numeric_limits<::viskores::Id>::max())) {
-    Fail(ErrorCode::kOverflow, what + "has " + std::to_string(count / per) +
-                                   " values, past viskores::Id (this build's index type)");
+  // Every element counted: a runtime-Vec buffer counts each component as a value.
+  if (count > static_cast<int64_t>(std::numeric_limits<::viskores::Id>::max())) {
+    Fail(ErrorCode::kOverflow, what + "has " + std::to_string(count) +
+                                   " elements, past viskores::Id (this build's index type)");
   }
   c.data = plan.Data();
   c.values = static_cast<::viskores::Id>(count / per);
@@ -216,7 +217,9 @@ Checked Check(const char* who, const Tensor& tensor, int64_t components) {
 // taken yet, so a failure here leaves the hold with the caller.
 inline void OrderBeforeViskores(const Tensor& tensor, const Checked& c) {
   const int64_t consumer = ConsumerStreamOf(c.adapter);
-  if (tensor.stream && consumer >= 0) OrderStreams(c.device, *tensor.stream, consumer);
+  if (tensor.stream && *tensor.stream != -1 && consumer >= 0) {
+    OrderStreams(c.device, *tensor.stream, consumer);
+  }
 }
 
 // VSK-1: a basic handle over checked memory whose deleter frees `hold`: created with the hold
@@ -232,13 +235,20 @@ template <class V>
 // The empty hold is the buffer's from the moment Viskores records it (its destructor frees it
 // even when a later step of the construction throws); an allocation failure before that leaks
 // the empty block, never the producer's hold.
-template <class V>
-::viskores::cont::ArrayHandleBasic<V> AdoptChecked(Tensor&& tensor, const Checked& c) {
+// `wrap` makes the handle the caller returns from the basic one (it may allocate: a
+// runtime-Vec's metadata); the hold moves only after it, so a throw anywhere leaves it.
+template <class V, class Wrap>
+auto AdoptChecked(Tensor&& tensor, const Checked& c, Wrap&& wrap) {
   OrderBeforeViskores(tensor, c);
   auto* hold = new AdoptedHold;
-  auto handle = Install<V>(c, hold);
+  auto handle = wrap(Install<V>(c, hold));
   hold->descriptor = std::move(tensor.descriptor);  // noexcept: the hold moves
   return handle;
+}
+
+template <class V>
+::viskores::cont::ArrayHandleBasic<V> AdoptChecked(Tensor&& tensor, const Checked& c) {
+  return AdoptChecked<V>(std::move(tensor), c, [](auto basic) { return basic; });
 }
 
 template <class T>
@@ -263,6 +273,9 @@ template <class Handle>
 struct ExportHold {
   Handle handle;
   ::viskores::cont::Token token;
+  // The host allocation itself: the handle keeps its buffer object, not the memory, which
+  // Viskores frees when the array is resized or released or a device writes it.
+  ::viskores::cont::internal::BufferInfo host;
 };
 
 // VSK-6: `components` 0 describes `values` values as 1-D, else (values, components).
@@ -284,6 +297,7 @@ Tensor Describe(const char* who, Handle handle, ::viskores::Id values, int64_t c
     data =
         on_host ? hold->handle.GetReadPointer() : hold->handle.GetReadPointer(adapter, hold->token);
   }
+  if (on_host) hold->host = hold->handle.GetBuffers()[0].GetHostBufferInfo();
   std::vector<int64_t> shape{static_cast<int64_t>(values)};
   if (components > 0) shape.push_back(components);
   const int64_t bytes = static_cast<int64_t>(values) * (components > 0 ? components : 1) *
@@ -386,9 +400,10 @@ template <class T>
   }
   detail::Checked c = detail::Check<T>("AdoptRuntimeVec", tensor, components);
   c.values *= components;  // the components array counts every value
-  auto basic = detail::AdoptChecked<T>(std::move(tensor), c);
-  return ::viskores::cont::ArrayHandleRuntimeVec<T>(
-      static_cast<::viskores::IdComponent>(components), basic);
+  return detail::AdoptChecked<T>(std::move(tensor), c, [components](auto basic) {
+    return ::viskores::cont::ArrayHandleRuntimeVec<T>(
+        static_cast<::viskores::IdComponent>(components), basic);
+  });
 }
 
 /// N 1-D tensors of equal length and dtype DataTypeOf<T>(), one per component, adopted as an
@@ -405,7 +420,7 @@ template <class T, ::viskores::IdComponent N>
                 "component type, N > 0 the component count");
   std::array<detail::Checked, static_cast<std::size_t>(N)> checked{};
   for (std::size_t i = 0; i < checked.size(); ++i) {
-    const std::string who = "AdoptSOA: component " + std::to_string(i) + ":";
+    const std::string who = "AdoptSOA: component " + std::to_string(i) + ",";
     checked[i] = detail::Check<T>(who.c_str(), components[i], 0);
     if (checked[i].values != checked[0].values) {
       detail::Fail(ErrorCode::kInvalidShape,
@@ -445,9 +460,9 @@ Tensor ToTensor(const ::viskores::cont::ArrayHandle<V, ::viskores::cont::Storage
                 Access access = Access::kRead, DLDevice device = {kDLCPU, 0}) {
   using Traits = ::viskores::VecTraits<V>;
   using C = typename Traits::ComponentType;
-  static_assert(std::is_arithmetic_v<C>,
-                "dlbridge::viskores::ToTensor: the values are "
-                "scalars or Vecs of scalars");
+  static_assert(std::is_arithmetic_v<C> && (std::is_arithmetic_v<V> || detail::IsVec<V>::value),
+                "dlbridge::viskores::ToTensor: the values are scalars or viskores::Vec of "
+                "scalars (a Matrix or a nested Vec has no DLPack layout here)");
   const int64_t components = detail::IsVec<V>::value ? Traits::NUM_COMPONENTS : 0;
   return detail::Describe<C>("ToTensor", ::viskores::cont::ArrayHandleBasic<V>(handle),
                              handle.GetNumberOfValues(), components, access, device, "data");
@@ -473,9 +488,18 @@ std::vector<Tensor> ToTensors(const ::viskores::cont::ArrayHandleSOA<::viskores:
   std::vector<Tensor> out;
   out.reserve(static_cast<std::size_t>(N));
   for (::viskores::IdComponent i = 0; i < N; ++i) {
+    const auto component = handle.GetArray(i);
+    // Each component's own length: Viskores checks equal lengths in debug builds only.
+    if (component.GetNumberOfValues() != handle.GetArray(0).GetNumberOfValues()) {
+      detail::Fail(ErrorCode::kInvalidShape,
+                   "ToTensors: component " + std::to_string(i) + " has " +
+                       std::to_string(component.GetNumberOfValues()) +
+                       " values but component 0 has " +
+                       std::to_string(handle.GetArray(0).GetNumberOfValues()));
+    }
     const std::string role = "component_" + std::to_string(i);
-    out.push_back(detail::Describe<T>("ToTensors", handle.GetArray(i), handle.GetNumberOfValues(),
-                                      0, access, device, role.c_str()));
+    out.push_back(detail::Describe<T>("ToTensors", component, component.GetNumberOfValues(), 0,
+                                      access, device, role.c_str()));
   }
   return out;
 }

@@ -134,8 +134,11 @@ DLBRIDGE_VTK_API vtkSmartPointer<vtkDataArray> AdoptComponents(std::vector<Tenso
 /// numeric type), zero copy: tensor c is `GetComponentArrayPointer(c)`'s GetNumberOfTuples()
 /// values, host memory, role "component_c", dtype DataTypeOfVtkType. Each tensor's descriptor
 /// holds the array (one shared reference), so the array lives until the last consumer of any
-/// component lets go. Throws Error and takes no reference: kInvalidArgument for a null array,
-/// an array that is not a vtkDataArray, or one that is not struct-of-arrays (use Export for
+/// component lets go. As with Export, the memory is only as stable as the array's storage:
+/// VTK 9.3 and later make GetVoidPointer on an SOA array switch it to interleaved storage and
+/// free the component buffers (dropping an adopted component's hold), which invalidates the
+/// tensors as a resize would. Throws Error and takes no reference: kInvalidArgument for a null
+/// array, an array that is not a vtkDataArray, or one that is not struct-of-arrays (use Export for
 /// AOS arrays); kUnsupportedDtype for a non-numeric type.
 DLBRIDGE_VTK_API std::vector<Tensor> ExportComponents(vtkAbstractArray* array);
 

@@ -95,32 +95,38 @@ std::vector<Tensor> ExportViskoresAs(vtkmDataArray<T>* array, ::dlbridge::viskor
   const ::viskores::cont::UnknownArrayHandle unknown = array->GetVtkmUnknownArrayHandle();
   const ::viskores::IdComponent components = unknown.GetNumberOfComponentsFlat();
   const ::viskores::Id values = unknown.GetNumberOfValues();
-  std::vector<Tensor> parts;
-  std::vector<::viskores::Id> offsets;
-  std::vector<int64_t> steps;
+  std::vector<::viskores::cont::ArrayHandleStride<T>> views;
   for (::viskores::IdComponent c = 0; c < components; ++c) {
-    ::viskores::cont::ArrayHandleStride<T> view;
     try {
-      view = unknown.ExtractComponent<T>(c, ::viskores::CopyFlag::Off);
+      views.push_back(unknown.ExtractComponent<T>(c, ::viskores::CopyFlag::Off));
     } catch (const ::viskores::cont::Error&) {
       return {};  // implicit, constant, transformed, ...: no storage to describe
     }
-    if (view.GetModulo() != 0 || view.GetDivisor() != 1) return {};  // not a plain stride
-    Tensor part = ::dlbridge::viskores::ToTensor(view.GetBasicArray(), access, device);
+    if (views.back().GetModulo() != 0 || views.back().GetDivisor() != 1) return {};
+  }
+  // One interleaved buffer: every component in the first one's buffer, one value apart.
+  bool interleaved = true;
+  for (::viskores::IdComponent c = 0; c < components && interleaved; ++c) {
+    interleaved =
+        views[c].GetBasicArray().GetBuffers()[0] == views[0].GetBasicArray().GetBuffers()[0] &&
+        views[c].GetStride() == components && views[c].GetOffset() == views[0].GetOffset() + c;
+  }
+  // One export (one pointer, one access token) per buffer: a second write token on a buffer
+  // this export already holds would wait for itself.
+  std::vector<Tensor> parts;
+  std::vector<::viskores::Id> offsets;
+  std::vector<int64_t> steps;
+  for (::viskores::IdComponent c = 0; c < (interleaved ? 1 : components); ++c) {
+    Tensor part = ::dlbridge::viskores::ToTensor(views[c].GetBasicArray(), access, device);
     const std::string role = "component_" + std::to_string(c);
     part.descriptor.SetRole(role.c_str());
     parts.push_back(std::move(part));
-    offsets.push_back(view.GetOffset());
-    steps.push_back(view.GetStride());
-  }
-  bool interleaved = components > 1;
-  for (::viskores::IdComponent c = 0; c < components && interleaved; ++c) {
-    interleaved = parts[c].descriptor.GetPointer() == parts[0].descriptor.GetPointer() &&
-                  steps[c] == components && offsets[c] == c;
+    offsets.push_back(views[c].GetOffset());
+    steps.push_back(views[c].GetStride());
   }
   const DLDataType dtype = DataTypeOf<T>();
   const auto size = static_cast<int64_t>(sizeof(T));
-  if (interleaved || components == 1) {
+  if (interleaved) {
     Tensor whole = std::move(parts[0]);
     whole.layout = TensorLayout(dtype, {static_cast<int64_t>(values), int64_t{components}},
                                 {steps[0], int64_t{1}});

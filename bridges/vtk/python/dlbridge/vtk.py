@@ -234,10 +234,11 @@ def _export_viskores(array, who):
         tensors.append(tensor)
     if who == "export":
         if len(tensors) != 1:
+            what = ("computed, not stored (an implicit Viskores array)" if not tensors
+                    else "stored one buffer per component")
+            del tensors  # see VTK-11: a kept exception must not keep the exports alive
             raise RefusedBuffer("dlbridge.vtk.export: this vtkmDataArray's values are %s; use "
-                                "export_components for one tensor per component" %
-                                ("computed, not stored (an implicit Viskores array)"
-                                 if not tensors else "stored one buffer per component"))
+                                "export_components for one tensor per component" % what)
         return tensors[0]
     return tensors
 
