@@ -80,10 +80,16 @@ inline ::viskores::Int8 AdapterIdFor(int32_t device_type) noexcept {
   return kNoAdapter;
 }
 
-// The Viskores stream value a consumer on `adapter` waits on: Viskores' CUDA adapter queues
-// its work on the per-thread default stream (DLPack stream value 2); -1 orders nothing.
+// The stream value (DLPack's convention) a consumer on `adapter` waits on: Viskores' CUDA
+// adapter, and Kokkos built on CUDA, queue their work on the per-thread default stream
+// (value 2); -1 where no stream can be named (host memory; HIP's per-thread stream has no
+// DLPack value).
 inline int64_t ConsumerStreamOf(::viskores::Int8 adapter) noexcept {
-  return adapter == VISKORES_DEVICE_ADAPTER_CUDA ? 2 : -1;
+  if (adapter == VISKORES_DEVICE_ADAPTER_CUDA) return 2;
+#if defined(VISKORES_KOKKOS_CUDA)
+  if (adapter == VISKORES_DEVICE_ADAPTER_KOKKOS) return 2;
+#endif
+  return -1;
 }
 
 // The container a Viskores buffer's deleter frees: the adopted tensor's descriptor, whose
@@ -193,8 +199,8 @@ Checked Check(const char* who, const Tensor& tensor, int64_t components) {
       OrdersStreams(StreamFamilyOf(c.device.device_type))) {
     Fail(ErrorCode::kInvalidArgument,
          what + "has work pending on stream " + std::to_string(*tensor.stream) +
-             " and Viskores reads it as host memory, which no stream orders: synchronise the "
-             "stream first");
+             " and Viskores' work on it cannot be ordered after that stream here (host memory, "
+             "or an adapter whose stream has no DLPack value): synchronise the stream first");
   }
   const int64_t count = layout.ElementCount();  // kOverflow past int64
   const int64_t per = components == 0 ? 1 : components;
