@@ -172,17 +172,7 @@ def adopt(obj, *, id_type=False, viskores=False):
     this dlbridge was built without it (no Viskores bridge, or a VTK without
     AcceleratorsVTKmCore).
     """
-    # VTK-12: pinned and managed memory is host memory at the same address: imported as
-    # (kDLCPU, 0) by dlbridge's own rules, never copied (copy=False). A producer is asked for it
-    # directly (so it orders its pending work for a host reader); a capsule is relabelled.
-    host = (_dlbridge.kDLCPU, 0)
-    device = getattr(type(obj), "__dlpack_device__", None)
-    if device is not None and tuple(device(obj))[0] in _HOST_ACCESSIBLE:
-        tensor = _dlbridge.from_dlpack(obj, device=host, copy=False)
-    else:
-        tensor = _dlbridge.from_dlpack(obj)
-        if tensor.device[0] in _HOST_ACCESSIBLE:
-            tensor = _dlbridge.from_dlpack(tensor, device=host, copy=False)
+    tensor = _import(obj)
     # VTK-11: a refusal drops the import before it is raised. The exception's traceback holds
     # this frame, and with it every local: a tensor still named here would keep the producer
     # held for as long as the caller keeps the exception.
@@ -197,6 +187,20 @@ def adopt(obj, *, id_type=False, viskores=False):
     except BaseException:
         del tensor
         raise
+
+
+def _import(obj):
+    # VTK-12: pinned and managed memory is host memory at the same address: imported as
+    # (kDLCPU, 0) by dlbridge's own rules, never copied (copy=False). A producer is asked for it
+    # directly (so it orders its pending work for a host reader); a capsule is relabelled.
+    host = (_dlbridge.kDLCPU, 0)
+    device = getattr(type(obj), "__dlpack_device__", None)
+    if device is not None and tuple(device(obj))[0] in _HOST_ACCESSIBLE:
+        return _dlbridge.from_dlpack(obj, device=host, copy=False)
+    tensor = _dlbridge.from_dlpack(obj)
+    if tensor.device[0] in _HOST_ACCESSIBLE:
+        tensor = _dlbridge.from_dlpack(tensor, device=host, copy=False)
+    return tensor
 
 
 def _refusal(tensor, viskores):
@@ -263,9 +267,20 @@ def adopt_components(producers, *, id_type=False):
     """A new struct-of-arrays vtkDataArray (``vtkSOADataArrayTemplate``) whose component c is
     ``producers[c]``'s memory, zero copy: one 1-D DLPack producer per component, all of one dtype
     and length, any number of them. Each producer is released exactly when VTK frees its
-    component. On a refusal (ValueError, BufferError) every import is dropped at once and
-    nothing is adopted (see VTK-15)."""
-    return _adopter().adopt_components(list(producers), bool(id_type))
+    component; pinned and managed memory as host memory (see VTK-12). On a refusal
+    (``RefusedBuffer``, ``RefusedDtype``, ValueError) every import is dropped before the
+    exception leaves and nothing is adopted (see VTK-15)."""
+    tensors = [_import(producer) for producer in producers]  # pinned, managed: see VTK-12
+    refusals = [_refusal(tensor, False) for tensor in tensors]
+    refusal = next((r for r in refusals if r is not None), None)
+    if refusal is not None:
+        del tensors  # see VTK-11: the imports drop before the exception leaves
+        raise refusal
+    try:
+        return _adopter().adopt_components(tensors, bool(id_type))
+    except BaseException:
+        del tensors
+        raise
 
 
 def describe(array):

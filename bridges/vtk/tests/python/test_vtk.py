@@ -426,6 +426,26 @@ class VtkAdopt(unittest.TestCase):
         del array
         gc.collect()
         self.assertEqual([c.calls for c in counters], [1] * 5)
+        # As adopt: pinned memory is host memory (VTK-12), and a read-only component is refused
+        # with both conventions' class, every import dropped.
+        counters = [ReleaseCounter() for _ in range(2)]
+        made = []
+        for counter, device in zip(counters, ((dlbridge.kDLCUDAHost, 0), (dlbridge.kDLCPU, 0))):
+            values = (ctypes.c_float * 3)(1, 2, 3)
+            keep.append(values)
+            descriptor = dlbridge.MemoryDescriptor(address_of(values), 12, "host")
+            descriptor.SetReleaseAddress(counter.address, 0)
+            made.append(dlbridge.Tensor(descriptor, "float32", (3,), device=device))
+        made[1].flags = dlbridge.FLAG_READ_ONLY
+        kept = None
+        try:
+            dvtk.adopt_components(made)
+        except dvtk.RefusedBuffer as raised:
+            kept = raised
+        self.assertIsInstance(kept, ValueError)
+        del made, kept  # the traceback holds the call's arguments (the producers) until then
+        gc.collect()
+        self.assertEqual([c.calls for c in counters], [1, 1])
 
     def test_vtk16_describe_gives_real_storage_holding_the_array(self):
         import sys
