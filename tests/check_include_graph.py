@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The include graph holds what docs/architecture.md says must never depend on what.
 
-Reads every project #include of src/, include/, testing/include/, python/src/ and
-python/include/ (quoted, and <dlbridge/...>; conditional ones count too), follows them
+Reads every project #include of src/, include/, testing/include/, python/src/,
+python/include/ and the bridges' include/, src/ and python/ (quoted, and <dlbridge/...>;
+conditional ones count too), follows them
 transitively, and checks each "never" line of the page's section "What must never depend on
 what", plus: no include cycles. Each bullet of that section must have a rule here (or be named
 in NOT_INCLUDE_RULES with where it is checked instead), so the page and this test cannot drift
@@ -21,6 +22,9 @@ import sys
 INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<(dlbridge/[^>]+)>)', re.M)
 SCANNED = ("src", "include", "testing/include", "python/src", "python/include")
 SEARCH = ("include", "testing/include", "python/include", "src")
+# The bridges' own code (bridges/<name>/include, src and python; not their tests), scanned and
+# searched as the library's is: bridges/<name>/include is on the bridge's include path.
+BRIDGE_PARTS = ("include", "src", "python")
 SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".mm")
 
 PUBLIC = "include/dlbridge/"
@@ -110,6 +114,13 @@ RULES = [
         "value headers include nothing above them",
     ),
     (
+        "The bridges stand on the public API.",
+        ["bridges/"],  # a prefix: every bridge's headers, sources and Python extension
+        ["src/"],
+        "a bridge is what a user could write: it uses include/dlbridge/ and its framework only "
+        "(a check it needs belongs in a public helper)",
+    ),
+    (
         "The C API and Python stand on the public API.",
         ["src/c_api.cpp", "python/src/", "python/include/"],  # prefixes
         ["src/"],
@@ -125,10 +136,20 @@ NOT_INCLUDE_RULES = {
 }
 
 
+def bridge_dirs(root, part):
+    """bridges/<name>/<part> for every bridge that has one."""
+    top = os.path.join(root, "bridges")
+    names = sorted(os.listdir(top)) if os.path.isdir(top) else []
+    return tuple(os.path.join("bridges", n, part) for n in names
+                 if os.path.isdir(os.path.join(top, n, part)))
+
+
 def scan(root):
     """{file: [(included file, line text)]} for every project file under SCANNED."""
+    global SEARCH
+    SEARCH = SEARCH + bridge_dirs(root, "include")
     files = []
-    for top in SCANNED:
+    for top in SCANNED + tuple(d for part in BRIDGE_PARTS for d in bridge_dirs(root, part)):
         for d, _, names in os.walk(os.path.join(root, top)):
             for n in names:
                 if n.endswith(SUFFIXES):
