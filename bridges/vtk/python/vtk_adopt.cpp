@@ -124,23 +124,31 @@ PyObject* Buffers(PyObject*, PyObject* object) {
   }
 }
 
-// export_components(array) -> [capsule, ...]: ExportComponents (see VTK-15), one versioned
-// DLPack capsule per component, each holding the array.
+// [(capsule, role), ...]: each tensor as a versioned DLPack capsule with its descriptor's role
+// (DLPack carries no role), for dlbridge.vtk to import. Consumes `parts`.
+PyObject* CapsulesWithRoles(std::vector<dlbridge::Tensor>& parts) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(parts.size()));
+  for (size_t c = 0; list != nullptr && c < parts.size(); ++c) {
+    const std::string role = parts[c].descriptor.GetRole();
+    PyObject* capsule = dlbridge::python::ToCapsule(std::move(parts[c]), /*versioned=*/true);
+    PyObject* item = capsule != nullptr ? Py_BuildValue("(Ns)", capsule, role.c_str()) : nullptr;
+    if (item == nullptr) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(c), item);
+  }
+  return list;
+}
+
+// export_components(array) -> [(capsule, role), ...]: ExportComponents (see VTK-15), one
+// capsule per component, each holding the array.
 PyObject* ExportComponents(PyObject*, PyObject* object) {
   vtkDataArray* array = DataArrayOf(object, "export_components");
   if (array == nullptr) return nullptr;
   try {
     std::vector<dlbridge::Tensor> parts = dlbridge::vtk::ExportComponents(array);
-    PyObject* list = PyList_New(static_cast<Py_ssize_t>(parts.size()));
-    for (size_t c = 0; list != nullptr && c < parts.size(); ++c) {
-      PyObject* capsule = dlbridge::python::ToCapsule(std::move(parts[c]), /*versioned=*/true);
-      if (capsule == nullptr) {
-        Py_DECREF(list);
-        return nullptr;
-      }
-      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(c), capsule);
-    }
-    return list;
+    return CapsulesWithRoles(parts);
   } catch (...) {
     dlbridge::python::SetPythonErrorFromCurrent();
     return nullptr;
@@ -154,18 +162,7 @@ PyObject* ExportViskores(PyObject*, PyObject* object) {
   if (array == nullptr) return nullptr;
   try {
     std::vector<dlbridge::Tensor> parts = dlbridge::vtk::ExportViskores(array);
-    PyObject* list = PyList_New(static_cast<Py_ssize_t>(parts.size()));
-    for (size_t c = 0; list != nullptr && c < parts.size(); ++c) {
-      const std::string role = parts[c].descriptor.GetRole();
-      PyObject* capsule = dlbridge::python::ToCapsule(std::move(parts[c]), /*versioned=*/true);
-      PyObject* item = capsule != nullptr ? Py_BuildValue("(Ns)", capsule, role.c_str()) : nullptr;
-      if (item == nullptr) {
-        Py_DECREF(list);
-        return nullptr;
-      }
-      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(c), item);
-    }
-    return list;
+    return CapsulesWithRoles(parts);
   } catch (...) {
     dlbridge::python::SetPythonErrorFromCurrent();
     return nullptr;

@@ -224,6 +224,16 @@ def _refusal(tensor, viskores):
     return None
 
 
+def _tensors_with_roles(pairs):
+    # The extension's (capsule, role) pairs as dlbridge.Tensor objects (DLPack carries no role).
+    tensors = []
+    for capsule, role in pairs:
+        tensor = _dlbridge.from_dlpack(capsule)
+        tensor.descriptor.SetRole(role)
+        tensors.append(tensor)
+    return tensors
+
+
 def _export_viskores(array, who):
     # The extension's ExportViskores (see VTK-18): a vtkmDataArray read where Viskores holds it,
     # never copied to the host; `export` takes one interleaved buffer, `export_components` all.
@@ -231,11 +241,7 @@ def _export_viskores(array, who):
     if function is None:
         raise ImportError("dlbridge.vtk.%s of a vtkmDataArray needs a dlbridge built with its "
                           "Viskores bridge against this VTK" % who)
-    tensors = []
-    for capsule, role in function(array):
-        tensor = _dlbridge.from_dlpack(capsule)
-        tensor.descriptor.SetRole(role)
-        tensors.append(tensor)
+    tensors = _tensors_with_roles(function(array))
     if who == "export":
         if len(tensors) != 1:
             what = ("computed, not stored (an implicit Viskores array)" if not tensors
@@ -255,12 +261,7 @@ def export_components(array):
     ``dlbridge._vtk_adopt``, as ``adopt`` does."""
     if "vtkmDataArray" in array.GetClassName():
         return _export_viskores(array, "export_components")
-    tensors = []
-    for c, capsule in enumerate(_adopter().export_components(array)):
-        tensor = _dlbridge.from_dlpack(capsule)
-        tensor.descriptor.SetRole("component_%d" % c)
-        tensors.append(tensor)
-    return tensors
+    return _tensors_with_roles(_adopter().export_components(array))
 
 
 def adopt_components(producers, *, id_type=False):
