@@ -231,17 +231,17 @@ TEST_CASE("EIG-6 View refuses what an Eigen::Map cannot express, saying why") {
   t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), {2, 3, 4});
   CHECK_DLB_ERROR(eig::View<float>(t), ErrorCode::kInvalidShape,
                   "dlbridge::eigen::View: the tensor has ndim 3 (shape [2, 3, 4], strides [12, "
-                  "4, 1]); an Eigen matrix has 2 dimensions");
+                  "4, 1]); an Eigen::Map has 0 to 2 dimensions");
   t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), {2, 3}, {-3, 1}, 12);
   CHECK_DLB_ERROR(eig::View<float>(t), ErrorCode::kInvalidStrides,
-                  "strides[0] is -3 (shape [2, 3], strides [-3, 1]); Eigen's Stride takes no "
+                  "strides[0] is -3 (shape [2, 3], strides [-3, 1]); an Eigen::Map takes no "
                   "negative strides");
   t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), {2, 3});
   CHECK_DLB_ERROR(eig::View<double>(t), ErrorCode::kInvalidDtype,
-                  "T is float64 but the tensor's dtype is float32");
+                  "the tensor's dtype is float32 but an Eigen::Map reads float64");
   t.layout.SetByteOffset(2);  // element zero half-way through a float
   CHECK_DLB_ERROR(eig::View<float>(t), ErrorCode::kInvalidArgument,
-                  "element zero is not aligned to its type's 4 bytes (byte offset 2)");
+                  "element zero (byte offset 2) is not aligned to 4 bytes");
   t.layout.SetByteOffset(0);
   t.descriptor.SetMemorySpace("cuda");
   CHECK_DLB_ERROR(eig::View<float>(t), ErrorCode::kUnsupportedDevice, "not host-readable");

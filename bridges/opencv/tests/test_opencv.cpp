@@ -267,8 +267,11 @@ TEST_CASE("CV-5 ToMat refuses what a cv::Mat cannot describe, and the tensor kee
   };
   SUBCASE("memory that is not the host's") {
     Tensor t = HostTensor(buffer, kF32, {4}, {}, &release);
-    t.device = {kDLCUDAHost, 0};
-    refuse(std::move(t), ErrorCode::kUnsupportedDevice, "cv::cuda::GpuMat is not bridged");
+    t.device = {kDLCUDA, 0};
+    t.descriptor.SetMemorySpace("cuda");
+    refuse(std::move(t), ErrorCode::kUnsupportedDevice,
+           "dlbridge::opencv::ToMat: memory space \"cuda\" (device type kDLCUDA) is not "
+           "host-readable");
   }
   SUBCASE("a dtype without a depth") {
     refuse(HostTensor(buffer, {kDLComplex, 64, 1}, {4}, {}, &release), ErrorCode::kUnsupportedDtype,
@@ -297,7 +300,7 @@ TEST_CASE("CV-5 ToMat refuses what a cv::Mat cannot describe, and the tensor kee
   }
   SUBCASE("a negative stride") {
     refuse(HostTensor(buffer, kU8, {4, 4}, {-4, 1}, &release, 12), ErrorCode::kInvalidStrides,
-           "strides[0] is -4; cv::Mat steps are unsigned");
+           "strides[0] is -4 (shape [4, 4], strides [-4, 1]); a cv::Mat takes no negative strides");
   }
   SUBCASE("channels that are not interleaved (planar)") {
     refuse(HostTensor(buffer, kU8, {4, 5, 3}, {5, 1, 20}, &release), ErrorCode::kInvalidStrides,
@@ -320,24 +323,23 @@ TEST_CASE("CV-5 ToMat refuses what a cv::Mat cannot describe, and the tensor kee
   }
   SUBCASE("strides whose byte steps or spans overflow int64") {
     refuse(HostTensor(buffer, kF32, {2, 4}, {int64_t{1} << 62, 1}, &release), ErrorCode::kOverflow,
-           "ToMat: strides[0] is 4611686018427387904 elements of 4 bytes: the byte step "
-           "overflows int64");
+           "ToMat: the array spans past INT64_MAX bytes");
     ocv::MatOptions none;
     none.channels = ocv::Channels::kNone;
     refuse(HostTensor(buffer, kU8, {2, 3, 4}, {1, int64_t{1} << 62, 1}, &release),
            ErrorCode::kOverflow,
-           "ToMat: shape[1] is 3 at a step of 4611686018427387904 bytes: the bytes it spans "
-           "overflow int64",
+           "ToMat: dimension 1 (extent 3, stride 4611686018427387904) reaches past INT64 "
+           "elements",
            none);
   }
   SUBCASE("read-only") {
     Tensor t = HostTensor(buffer, kF32, {4}, {}, &release);
     t.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-    refuse(std::move(t), ErrorCode::kReadOnly, "a cv::Mat is always writable");
+    refuse(std::move(t), ErrorCode::kReadOnly, "a cv::Mat would let its user write to it");
   }
   SUBCASE("element zero not aligned for its type") {
     refuse(HostTensor(buffer, kF32, {4}, {}, &release, 2), ErrorCode::kInvalidArgument,
-           "not aligned for float32");
+           "element zero (byte offset 2) is not aligned to 4 bytes");
   }
   SUBCASE("the export checks: bounds and a hold") {
     refuse(HostTensor(buffer, kF32, {2000}, {}, &release), ErrorCode::kOutOfBounds, "");
@@ -491,4 +493,19 @@ TEST_CASE("CV-8 Mat to DLPack to Mat: the same memory, freed once at the end") {
   back.at<cv::Vec3f>(2, 1)[2] = 1.5f;  // still OpenCV's memory, still alive
   back.release();
   CHECK(counting.frees == 1);
+}
+
+TEST_CASE("CV-5 pinned host memory is host memory to a Mat, as the kit's host rule says") {
+  dlbtest::Buffer buffer;
+  Release release;
+  Tensor t = HostTensor(buffer, kF32, {2, 3}, {}, &release);
+  t.device = {kDLCUDAHost, 0};  // CUDA pinned memory: the CPU reads it at its own address
+  {
+    cv::Mat mat = ocv::ToMat(std::move(t));
+    CHECK(mat.data == buffer.bytes);
+    CHECK(mat.rows == 2);
+    CHECK(mat.cols == 3);
+    CHECK(release.calls == 0);
+  }
+  CHECK(release.calls == 1);
 }

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dlbridge/bridge_kit.h"
 #include "dlbridge/dtype.h"
 #include "dlbridge/error.h"
 #include "dlbridge/owner.h"
@@ -22,11 +23,6 @@
 namespace dlbridge {
 namespace eigen {
 namespace detail {
-
-// The bridge's one throw (the core's error funnel is internal to the library).
-[[noreturn]] inline void Fail(ErrorCode code, const std::string& message) {
-  throw Error(code, "dlbridge::eigen::" + message);
-}
 
 template <class Derived>
 inline constexpr bool kHasDirectAccess = (Derived::Flags & Eigen::DirectAccessBit) != 0;
@@ -55,7 +51,6 @@ Tensor Describe(const Eigen::DenseBase<Derived>& base, std::shared_ptr<const voi
     const Eigen::Index inner = object.innerStride();
     const Eigen::Index outer = object.outerStride();
     const bool rowMajor = (Derived::Flags & Eigen::RowMajorBit) != 0;
-    Tensor t;
     int64_t shape[2];
     int64_t strides[2];
     int32_t ndim = 2;
@@ -69,30 +64,15 @@ Tensor Describe(const Eigen::DenseBase<Derived>& base, std::shared_ptr<const voi
       strides[0] = rowMajor ? outer : inner;
       strides[1] = rowMajor ? inner : outer;
     }
-    // The reachable bytes: from the lowest to the highest element (strides may be 0).
-    int64_t low = 0;
-    int64_t high = 0;
-    bool empty = false;
-    for (int32_t i = 0; i < ndim; ++i) {
-      empty = empty || shape[i] == 0;
-      const int64_t reach = (shape[i] - 1) * strides[i];
-      (reach < 0 ? low : high) += reach;
-    }
-    const auto* zero = reinterpret_cast<const unsigned char*>(object.data());
-    const int64_t size = static_cast<int64_t>(sizeof(Scalar));
-    if (empty || zero == nullptr) {
-      t.descriptor.Set(zero, 0);
-    } else {
-      t.descriptor.Set(zero + low * size, (high - low + 1) * size);
-    }
-    t.layout =
-        TensorLayout::FromArrays(DataTypeOf<Scalar>(), ndim, shape, strides,
-                                 empty || zero == nullptr ? 0 : static_cast<uint64_t>(-low * size));
-    t.device = DLDevice{kDLCPU, 0};
+    kit::StridedArray array;
+    array.data = object.data();
+    array.dtype = DataTypeOf<Scalar>();
+    array.ndim = ndim;
+    array.shape = shape;
+    array.strides = strides;
     // EIG-5: an expression Eigen does not let anyone write through exports read-only.
-    if ((Derived::Flags & Eigen::LvalueBit) == 0) t.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-    t.descriptor.SetOwner(std::move(owner));
-    return t;
+    array.read_only = (Derived::Flags & Eigen::LvalueBit) == 0;
+    return kit::Describe(array, std::move(owner), kit::Site{"eigen", "ToTensor"});
   }
 }
 
@@ -168,46 +148,19 @@ using TensorMap =
 // EIG-6: what an Eigen::Map can express, and a clear refusal of the rest.
 template <class Scalar, int Options = Eigen::ColMajor>
 TensorMap<Scalar, Options> View(const Tensor& tensor) {
-  const TensorLayout& layout = tensor.layout;
-  const int32_t ndim = layout.Ndim();
-  const IndexSpan shape = layout.Shape();
-  const IndexSpan strides = layout.Strides();
-  auto describe = [&] {
-    std::string text = "shape [";
-    for (int32_t i = 0; i < ndim; ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    text += "], strides [";
-    for (int32_t i = 0; i < ndim; ++i) text += (i ? ", " : "") + std::to_string(strides[i]);
-    return text + "]";
-  };
-  if (ndim > 2) {
-    detail::Fail(ErrorCode::kInvalidShape,
-                 "View: the tensor has ndim " + std::to_string(ndim) + " (" + describe() +
-                     "); an Eigen matrix has 2 dimensions: view a 2-D slice, or reshape first");
-  }
-  for (int32_t i = 0; i < ndim; ++i) {
-    if (strides[i] < 0) {
-      detail::Fail(ErrorCode::kInvalidStrides,
-                   "View: strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
-                       " (" + describe() +
-                       "); Eigen's Stride takes no negative strides: copy the tensor into "
-                       "C order first (CopyToHost)");
-    }
-  }
-  if constexpr (!std::is_const_v<Scalar>) {
-    if ((tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
-      detail::Fail(ErrorCode::kReadOnly,
-                   "View: the tensor is read-only (DLPACK_FLAG_BITMASK_READ_ONLY); a mutable "
-                   "Map would let Eigen write to it: use View<const Scalar>");
-    }
-  }
-  Scalar* data = tensor.Data<Scalar>();  // the dtype and host checks: see HLP-3, see HLP-4
-  if (reinterpret_cast<uintptr_t>(data) % alignof(Scalar) != 0) {
-    detail::Fail(ErrorCode::kInvalidArgument,
-                 "View: element zero is not aligned to its type's " +
-                     std::to_string(alignof(Scalar)) + " bytes (byte offset " +
-                     std::to_string(layout.ByteOffset()) +
-                     "); Eigen needs aligned elements: copy the tensor first (CopyToHost)");
-  }
+  kit::ViewNeeds needs;
+  needs.view = "an Eigen::Map";
+  needs.dtype = DataTypeOf<std::remove_const_t<Scalar>>();
+  needs.max_ndim = 2;
+  needs.strides = kit::StrideRule::kNonNegative;  // Eigen's Stride takes none
+  needs.writes = !std::is_const_v<Scalar>;
+  needs.read_only_advice = "use View<const Scalar>";
+  needs.alignment = alignof(Scalar);
+  const kit::CheckedView checked = kit::CheckView(tensor, needs, kit::Site{"eigen", "View"});
+  auto* data = static_cast<Scalar*>(checked.data);
+  const int32_t ndim = tensor.layout.Ndim();
+  const IndexSpan shape = tensor.layout.Shape();
+  const IndexSpan strides = tensor.layout.Strides();
   Eigen::Index rows = 1;
   Eigen::Index cols = 1;
   Eigen::Index rowStride = 1;

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dlbridge/bridge_kit.h"
 #include "dlbridge/dtype.h"
 #include "dlbridge/error.h"
 #include "dlbridge/export_plan.h"
@@ -52,10 +53,11 @@ struct MatOptions {
 
 namespace detail {
 
-// The bridge's one throw (the core's error funnel is internal to the library).
-[[noreturn]] inline void Fail(ErrorCode code, const std::string& message) {
-  throw Error(code, "dlbridge::opencv::" + message);
-}
+// The bridge's calls, each failing through the kit's one path.
+inline constexpr kit::Site kFromMat{"opencv", "FromMat"};
+inline constexpr kit::Site kToMat{"opencv", "ToMat"};
+inline constexpr kit::Site kDataTypeOfDepth{"opencv", "DataTypeOfDepth"};
+inline constexpr kit::Site kDepthOfDataType{"opencv", "DepthOfDataType"};
 
 // CV-1: one table of OpenCV depths and DLPack dtypes, read in both directions. The depths
 // OpenCV 5 adds are listed where this OpenCV defines them.
@@ -100,16 +102,6 @@ inline const DepthEntry* FindDtype(DLDataType dtype) noexcept {
   return nullptr;
 }
 
-// A dtype's name for a message, also for dtypes DtypeName refuses.
-inline std::string DescribeDtype(DLDataType dtype) {
-  try {
-    return DtypeName(dtype);
-  } catch (const Error&) {
-    return "(code " + std::to_string(dtype.code) + ", bits " + std::to_string(dtype.bits) +
-           ", lanes " + std::to_string(dtype.lanes) + ")";
-  }
-}
-
 inline std::string AcceptedDtypes() {
   std::string text;
   for (const DepthEntry& entry : kDepths) {
@@ -124,9 +116,9 @@ inline Tensor Describe(const cv::Mat& mat) {
   const int depth = mat.depth();
   const DepthEntry* entry = FindDepth(depth);
   if (entry == nullptr) {
-    Fail(ErrorCode::kUnsupportedDtype,
-         "FromMat: the Mat's depth " + std::to_string(depth) +
-             " has no DLPack dtype here; accepted: " + AcceptedDtypes());
+    kFromMat.Fail(ErrorCode::kUnsupportedDtype,
+                  "the Mat's depth " + std::to_string(depth) +
+                      " has no DLPack dtype here; accepted: " + AcceptedDtypes());
   }
   const int channels = mat.channels();
   const int dims = mat.dims;
@@ -136,22 +128,18 @@ inline Tensor Describe(const cv::Mat& mat) {
   int32_t ndim = 0;
   // A default-constructed Mat has dims 0: it exports as (0, 0), as its rows and cols say.
   const int matDims = dims >= 2 ? dims : 2;
-  int64_t reach = 0;
-  bool empty = false;
   for (int i = 0; i < matDims; ++i) {
     const int64_t extent = dims >= 2 ? mat.size[i] : 0;
     const auto step = static_cast<int64_t>(dims >= 2 ? mat.step[i] : 0);
     // CV-3: a step that is not a whole number of values has no element stride.
     if (step % valueBytes != 0) {
-      Fail(ErrorCode::kInvalidStrides,
-           "FromMat: step[" + std::to_string(i) + "] is " + std::to_string(step) +
-               " bytes, not a multiple of the value size " + std::to_string(valueBytes) +
-               "; DLPack strides count elements: clone() the Mat first");
+      kFromMat.Fail(ErrorCode::kInvalidStrides,
+                    "step[" + std::to_string(i) + "] is " + std::to_string(step) +
+                        " bytes, not a multiple of the value size " + std::to_string(valueBytes) +
+                        "; DLPack strides count elements: clone() the Mat first");
     }
     shape[ndim] = extent;
     strides[ndim] = step / valueBytes;
-    empty = empty || extent == 0;
-    reach += (extent - 1) * step;
     ++ndim;
   }
   if (channels > 1) {
@@ -159,16 +147,13 @@ inline Tensor Describe(const cv::Mat& mat) {
     strides[ndim] = 1;
     ++ndim;
   }
-  Tensor t;
-  const unsigned char* data = mat.data;
-  if (empty || data == nullptr) {
-    t.descriptor.Set(data, 0);
-  } else {
-    t.descriptor.Set(data, reach + static_cast<int64_t>(mat.elemSize()));
-  }
-  t.layout = TensorLayout::FromArrays(entry->dtype, ndim, shape, strides, 0);
-  t.device = DLDevice{kDLCPU, 0};
-  return t;
+  kit::StridedArray array;
+  array.data = mat.data;
+  array.dtype = entry->dtype;
+  array.ndim = ndim;
+  array.shape = shape;
+  array.strides = strides;
+  return kit::Describe(array, nullptr, kFromMat);
 }
 
 template <class M>
@@ -209,24 +194,11 @@ inline const HoldAllocator& TheHoldAllocator() {
 
 inline int ToInt(int64_t value, const char* what, int index) {
   if (value > INT_MAX) {
-    Fail(ErrorCode::kInvalidShape, std::string("ToMat: ") + what + "[" + std::to_string(index) +
-                                       "] is " + std::to_string(value) +
-                                       ", past INT_MAX, and cv::Mat sizes are int");
+    kToMat.Fail(ErrorCode::kInvalidShape, std::string(what) + "[" + std::to_string(index) +
+                                              "] is " + std::to_string(value) +
+                                              ", past INT_MAX, and cv::Mat sizes are int");
   }
   return static_cast<int>(value);
-}
-
-// *out = a * b for a, b >= 0; true when the product overflows int64 (the bridge is
-// header-only: the library's checked arithmetic, src/checked_math_internal.h, is not
-// installed).
-inline bool MulOverflows(int64_t a, int64_t b, int64_t* out) {
-#if defined(__GNUC__) || defined(__clang__)
-  return __builtin_mul_overflow(a, b, out);
-#else
-  if (b != 0 && a > INT64_MAX / b) return true;
-  *out = a * b;
-  return false;
-#endif
 }
 
 }  // namespace detail
@@ -238,8 +210,9 @@ inline bool MulOverflows(int64_t a, int64_t b, int64_t* out) {
 inline DLDataType DataTypeOfDepth(int depth) {
   const detail::DepthEntry* entry = detail::FindDepth(depth);
   if (entry == nullptr) {
-    detail::Fail(ErrorCode::kUnsupportedDtype, "DataTypeOfDepth: depth " + std::to_string(depth) +
-                                                   " is none of " + detail::AcceptedDtypes());
+    detail::kDataTypeOfDepth.Fail(
+        ErrorCode::kUnsupportedDtype,
+        "depth " + std::to_string(depth) + " is none of " + detail::AcceptedDtypes());
   }
   return entry->dtype;
 }
@@ -250,10 +223,10 @@ inline DLDataType DataTypeOfDepth(int depth) {
 inline int DepthOfDataType(DLDataType dtype) {
   const detail::DepthEntry* entry = detail::FindDtype(dtype);
   if (entry == nullptr) {
-    detail::Fail(ErrorCode::kUnsupportedDtype,
-                 "DepthOfDataType: dtype " + detail::DescribeDtype(dtype) +
-                     " has no OpenCV depth; accepted: " + detail::AcceptedDtypes() +
-                     ": convert the tensor first");
+    detail::kDepthOfDataType.Fail(ErrorCode::kUnsupportedDtype,
+                                  "dtype " + kit::DtypeText(dtype) +
+                                      " has no OpenCV depth; accepted: " +
+                                      detail::AcceptedDtypes() + ": convert the tensor first");
   }
   return entry->depth;
 }
@@ -335,15 +308,12 @@ Tensor FromMat(M&& mat, std::shared_ptr<const void> owner) {
 // CV-5, CV-6: what a Mat can describe, then the hold moves into the Mat's UMatData.
 inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
   const MemoryDescriptor& descriptor = tensor.descriptor;
-  const int32_t deviceType = tensor.device.device_type;
-  if (descriptor.GetMemorySpaceKind() != MemorySpace::kHost ||
-      (deviceType != 0 && deviceType != kDLCPU)) {
-    detail::Fail(ErrorCode::kUnsupportedDevice,
-                 std::string("ToMat: the tensor is in memory space \"") +
-                     descriptor.GetMemorySpace() + "\" (device type " + std::to_string(deviceType) +
-                     "); a cv::Mat holds host memory (cv::cuda::GpuMat is not bridged): copy "
-                     "the tensor to the host first (CopyToHost)");
-  }
+  kit::ViewNeeds needs;
+  needs.view = "a cv::Mat";
+  needs.strides = kit::StrideRule::kNonNegative;  // cv::Mat steps are unsigned
+  needs.writes = true;                            // cv::Mat has no read-only mode
+  needs.read_only_advice = "copy it first (clone() the Mat of a copy)";
+  kit::CheckView(tensor, needs, detail::kToMat);  // host, read-only, strides, span, alignment
   const TensorLayout& layout = tensor.layout;
   const int depth = DepthOfDataType(layout.Dtype());
   const int32_t ndim = layout.Ndim();
@@ -353,35 +323,29 @@ inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
       options.channels == Channels::kLast || (options.channels == Channels::kAuto && ndim == 3);
   const int32_t matDims = channelsLast ? ndim - 1 : ndim;
   if (matDims < 1 || matDims > CV_MAX_DIM) {
-    detail::Fail(ErrorCode::kInvalidShape,
-                 "ToMat: ndim is " + std::to_string(ndim) +
-                     (channelsLast ? " with the channels last" : "") + ", leaving " +
-                     std::to_string(matDims) + " Mat dimensions; a cv::Mat has 1 to " +
-                     std::to_string(CV_MAX_DIM) + ": reshape the tensor first");
+    detail::kToMat.Fail(ErrorCode::kInvalidShape,
+                        "ndim is " + std::to_string(ndim) +
+                            (channelsLast ? " with the channels last" : "") + ", leaving " +
+                            std::to_string(matDims) + " Mat dimensions; a cv::Mat has 1 to " +
+                            std::to_string(CV_MAX_DIM) + ": reshape the tensor first");
   }
   int64_t channels = 1;
   if (channelsLast) {
     channels = shape[matDims];
     if (channels < 1 || channels > CV_CN_MAX) {
-      detail::Fail(ErrorCode::kInvalidShape,
-                   "ToMat: the last dimension, the channels, is " + std::to_string(channels) +
-                       "; a cv::Mat has 1 to CV_CN_MAX (" + std::to_string(CV_CN_MAX) +
-                       ") channels: pass MatOptions::channels = Channels::kNone to read every "
-                       "dimension as a Mat dimension");
-    }
-  }
-  for (int32_t i = 0; i < ndim; ++i) {
-    if (strides[i] < 0 && shape[i] > 1) {  // extent 0 or 1: no second index, any stride
-      detail::Fail(ErrorCode::kInvalidStrides,
-                   "ToMat: strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
-                       "; cv::Mat steps are unsigned: copy the tensor into C order first");
+      detail::kToMat.Fail(
+          ErrorCode::kInvalidShape,
+          "the last dimension, the channels, is " + std::to_string(channels) +
+              "; a cv::Mat has 1 to CV_CN_MAX (" + std::to_string(CV_CN_MAX) +
+              ") channels: pass MatOptions::channels = Channels::kNone to read every "
+              "dimension as a Mat dimension");
     }
   }
   if (channelsLast && channels > 1 && strides[matDims] != 1) {
-    detail::Fail(ErrorCode::kInvalidStrides,
-                 "ToMat: the channels' stride is " + std::to_string(strides[matDims]) +
-                     " elements; a cv::Mat interleaves its channels (stride 1): copy the "
-                     "tensor into channels-last C order first");
+    detail::kToMat.Fail(ErrorCode::kInvalidStrides,
+                        "the channels' stride is " + std::to_string(strides[matDims]) +
+                            " elements; a cv::Mat interleaves its channels (stride 1): copy the "
+                            "tensor into channels-last C order first");
   }
   const auto valueBytes = static_cast<int64_t>(layout.Dtype().bits) / 8;
   int sizes[CV_MAX_DIM];
@@ -394,52 +358,38 @@ inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
     const int64_t extent = shape[i];
     sizes[i] = detail::ToInt(extent, "shape", i);
     empty = empty || extent == 0;
-    int64_t step = inner;  // extent 0 or 1: any stride addresses one index, take the dense one
-    if (extent > 1 && detail::MulOverflows(strides[i], valueBytes, &step)) {
-      detail::Fail(ErrorCode::kOverflow, "ToMat: strides[" + std::to_string(i) + "] is " +
-                                             std::to_string(strides[i]) + " elements of " +
-                                             std::to_string(valueBytes) +
-                                             " bytes: the byte step overflows int64");
-    }
+    // Extent 0 or 1: any stride addresses one index, take the dense one. Otherwise the byte
+    // step fits: the kit bounded the bytes every dimension reaches (see KIT-2).
+    const int64_t step = extent > 1 ? strides[i] * valueBytes : inner;
     if (i == matDims - 1 && step != inner) {
-      detail::Fail(ErrorCode::kInvalidStrides,
-                   "ToMat: strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
-                       " elements but the last Mat dimension's "
-                       "values must be adjacent (" +
-                       std::to_string(channels) +
-                       " element(s) apart, one per channel): copy the tensor into C order "
-                       "first");
+      detail::kToMat.Fail(ErrorCode::kInvalidStrides,
+                          "strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
+                              " elements but the last Mat dimension's "
+                              "values must be adjacent (" +
+                              std::to_string(channels) +
+                              " element(s) apart, one per channel): copy the tensor into C order "
+                              "first");
     }
     if (step < inner) {
-      detail::Fail(ErrorCode::kInvalidStrides,
-                   "ToMat: strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
-                       " elements, less than the " + std::to_string(inner / valueBytes) +
-                       " the next dimension spans; cv::Mat rows never overlap (no broadcast, "
-                       "no transposed layout): copy the tensor into C order first");
+      detail::kToMat.Fail(
+          ErrorCode::kInvalidStrides,
+          "strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
+              " elements, less than the " + std::to_string(inner / valueBytes) +
+              " the next dimension spans; cv::Mat rows never overlap (no broadcast, "
+              "no transposed layout): copy the tensor into C order first");
     }
     steps[i] = static_cast<size_t>(step);
-    if (detail::MulOverflows(step, extent > 0 ? extent : 1, &inner)) {
-      detail::Fail(ErrorCode::kOverflow, "ToMat: shape[" + std::to_string(i) + "] is " +
-                                             std::to_string(extent) + " at a step of " +
-                                             std::to_string(step) +
-                                             " bytes: the bytes it spans overflow int64");
+    if (kit::CheckedMul(step, extent > 0 ? extent : 1, &inner)) {
+      detail::kToMat.Fail(ErrorCode::kOverflow, "shape[" + std::to_string(i) + "] is " +
+                                                    std::to_string(extent) + " at a step of " +
+                                                    std::to_string(step) +
+                                                    " bytes: the bytes it spans overflow int64");
     }
-  }
-  if ((tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
-    detail::Fail(ErrorCode::kReadOnly,
-                 "ToMat: the tensor is read-only and a cv::Mat is always writable; copy it "
-                 "first (clone() the Mat of a copy)");
   }
   ExportOptions exportOptions;
   exportOptions.allow_unowned = options.allow_unowned;
   const ExportPlan plan(tensor, ExportKind::kVersioned, exportOptions);  // bounds, hold, ...
   auto* data = static_cast<unsigned char*>(plan.Data());  // element zero, null if empty
-  if (reinterpret_cast<uintptr_t>(data) % static_cast<uintptr_t>(valueBytes) != 0) {
-    detail::Fail(ErrorCode::kInvalidArgument,
-                 "ToMat: element zero's address is not aligned for " +
-                     detail::DescribeDtype(layout.Dtype()) +
-                     "; OpenCV reads the values as typed C++ values: copy the tensor first");
-  }
   const int type = CV_MAKETYPE(depth, static_cast<int>(channels));
   try {
     if (empty || data == nullptr) {
@@ -459,10 +409,10 @@ inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
     mat.u = held;
     return mat;
   } catch (const std::bad_alloc&) {
-    detail::Fail(ErrorCode::kOutOfMemory, "ToMat: out of memory for the Mat's header");
+    detail::kToMat.Fail(ErrorCode::kOutOfMemory, "out of memory for the Mat's header");
   } catch (const cv::Exception& error) {
-    detail::Fail(ErrorCode::kInvalidArgument,
-                 std::string("ToMat: OpenCV refused the layout: ") + error.what());
+    detail::kToMat.Fail(ErrorCode::kInvalidArgument,
+                        std::string("OpenCV refused the layout: ") + error.what());
   }
 }
 
