@@ -131,7 +131,7 @@ TEST_CASE("KIT-3 CheckView checks rank, dtype and read-only first, in that order
   t.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
   auto thrown = Thrown([&] { kit::CheckView(t, needs, kSite); });
   CHECK(thrown.first == ErrorCode::kInvalidShape);
-  CHECK(thrown.second.find("ndim 2 (shape [2, 3], strides [3, 1]); a test view has 0 to 1") !=
+  CHECK(thrown.second.find("ndim 2 (shape [2, 3], strides [3, 1]); a test view takes ndim 0 to 1") !=
         std::string::npos);
   needs.max_ndim = 2;
   thrown = Thrown([&] { kit::CheckView(t, needs, kSite); });

@@ -138,6 +138,7 @@ struct StridedArray {
   const int64_t* strides = nullptr;   ///< In elements, any sign (zero broadcasts).
   DLDevice device{kDLCPU, 0};         ///< Where the memory is (the device table's row).
   bool read_only = false;             ///< Whether the framework forbids writing through it.
+  const char* role = "data";          ///< The buffer's role ("component_0", ...).
 };
 
 /// A tensor over `array`'s elements (zero copy), held by `owner` (the shared_ptr that owns
@@ -175,9 +176,10 @@ inline Tensor Describe(const StridedArray& array, std::shared_ptr<const void> ow
                                       spans ? static_cast<uint64_t>(-reach.low * itemBytes) : 0);
   const char* space = MemorySpaceName(row->space);
   if (spans) {
-    t.descriptor.Set(zero + reach.low * itemBytes, (reach.high - reach.low + 1) * itemBytes, space);
+    t.descriptor.Set(zero + reach.low * itemBytes, (reach.high - reach.low + 1) * itemBytes, space,
+                     array.role);
   } else {
-    t.descriptor.Set(zero, 0, space);
+    t.descriptor.Set(zero, 0, space, array.role);
   }
   t.device = array.device;
   if (array.read_only) t.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
@@ -241,8 +243,8 @@ inline CheckedView CheckView(const Tensor& tensor, const ViewNeeds& needs, const
             ? std::to_string(needs.min_ndim)
             : std::to_string(needs.min_ndim) + " to " + std::to_string(needs.max_ndim);
     site.Fail(ErrorCode::kInvalidShape, "the tensor has ndim " + std::to_string(ndim) + " (" +
-                                            LayoutText(layout) + "); " + needs.view + " has " +
-                                            range + " dimensions: reshape or slice it first");
+                                            LayoutText(layout) + "); " + needs.view +
+                                            " takes ndim " + range + ": reshape or slice it first");
   }
   if (needs.dtype.bits != 0 && !SameDataType(layout.Dtype(), needs.dtype)) {
     site.Fail(ErrorCode::kInvalidDtype, "the tensor's dtype is " + DtypeText(layout.Dtype()) +

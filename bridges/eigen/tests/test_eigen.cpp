@@ -231,7 +231,7 @@ TEST_CASE("EIG-6 View refuses what an Eigen::Map cannot express, saying why") {
   t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), {2, 3, 4});
   CHECK_DLB_ERROR(eig::View<float>(t), ErrorCode::kInvalidShape,
                   "dlbridge::eigen::View: the tensor has ndim 3 (shape [2, 3, 4], strides [12, "
-                  "4, 1]); an Eigen::Map has 0 to 2 dimensions");
+                  "4, 1]); an Eigen::Map takes ndim 0 to 2");
   t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), {2, 3}, {-3, 1}, 12);
   CHECK_DLB_ERROR(eig::View<float>(t), ErrorCode::kInvalidStrides,
                   "strides[0] is -3 (shape [2, 3], strides [-3, 1]); an Eigen::Map takes no "

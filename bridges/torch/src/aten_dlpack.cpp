@@ -60,7 +60,8 @@ at::Tensor ImportLegacy(void* managed, bool asBool, AtenImporter importer) {
   auto* relay = new (std::nothrow) Relay;
   if (relay == nullptr) {
     exported->deleter(exported);
-    throw Error(ErrorCode::kOutOfMemory, "ToAten: out of memory handing the tensor to libtorch");
+    throw Error(ErrorCode::kOutOfMemory,
+                "dlbridge::torch::ToAten: out of memory handing the tensor to libtorch");
   }
   relay->exported = exported;
   relay->handed.dl_tensor = exported->dl_tensor;
@@ -90,7 +91,9 @@ at::Tensor ImportLegacy(void* managed, bool asBool, AtenImporter importer) {
   }
   Abandon(relay);
   throw Error(
-      code, "ToAten: libtorch failed to take the tensor (its hold has been released): " + failure);
+      code,
+      "dlbridge::torch::ToAten: libtorch failed to take the tensor (its hold has been released): " +
+          failure);
 }
 
 }  // namespace detail

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "aten_dlpack_internal.h"
+#include "dlbridge/bridge_kit.h"
 #include "dlbridge/dtype.h"
 #include "dlbridge/error.h"
 #include "dlbridge/owner.h"
@@ -24,7 +25,9 @@ namespace dlbridge {
 namespace torch {
 namespace {
 
-[[noreturn]] void Fail(ErrorCode code, const std::string& message) { throw Error(code, message); }
+// The bridge's two calls, each failing through the kit's one path.
+constexpr kit::Site kFromAten{"torch", "FromAten"};
+constexpr kit::Site kToAten{"torch", "ToAten"};
 
 // TOR-2: the dtypes libtorch and dlbridge both name, one row each; both directions read it, and
 // the refusals list it. libtorch 1.13's own DLPack code has no bool (kDLBool is DLPack 0.8):
@@ -62,9 +65,9 @@ DLDataType DtypeOfScalar(at::ScalarType scalar) {
   for (const DtypeRow& row : kDtypes) {
     if (row.scalar == scalar) return row.dtype;
   }
-  Fail(ErrorCode::kUnsupportedDtype, std::string("FromAten: libtorch's dtype ") +
-                                         c10::toString(scalar) +
-                                         " has no DLPack dtype; accepted: " + AcceptedDtypes());
+  kFromAten.Fail(ErrorCode::kUnsupportedDtype,
+                 std::string("libtorch's dtype ") + c10::toString(scalar) +
+                     " has no DLPack dtype; accepted: " + AcceptedDtypes());
 }
 
 bool IsLibtorchDtype(DLDataType dtype) {
@@ -83,57 +86,43 @@ std::string LayoutName(at::Layout layout) {
 // TOR-3: what FromAten cannot describe without a copy, refused before anything is held.
 void CheckShareable(const at::Tensor& tensor) {
   if (!tensor.defined()) {
-    Fail(ErrorCode::kInvalidArgument,
-         "FromAten: the at::Tensor is undefined (it holds no memory); pass a defined tensor");
+    kFromAten.Fail(ErrorCode::kInvalidArgument,
+                   "the at::Tensor is undefined (it holds no memory); pass a defined tensor");
   }
   if (tensor.layout() != at::kStrided) {
-    Fail(ErrorCode::kInvalidArgument,
-         "FromAten: the tensor's layout is " + LayoutName(tensor.layout()) +
-             "; only strided (dense) tensors share their memory: call to_dense() first");
+    kFromAten.Fail(ErrorCode::kInvalidArgument,
+                   "the tensor's layout is " + LayoutName(tensor.layout()) +
+                       "; only strided (dense) tensors share their memory: call to_dense() first");
   }
   if (!tensor.device().is_cpu()) {
-    Fail(ErrorCode::kUnsupportedDevice, "FromAten: the tensor is on device " +
-                                            tensor.device().str() +
-                                            "; accepted: cpu (call .cpu() first, which copies)");
+    kFromAten.Fail(ErrorCode::kUnsupportedDevice,
+                   "the tensor is on device " + tensor.device().str() +
+                       "; accepted: cpu (call .cpu() first, which copies)");
   }
   if (tensor.is_conj() || tensor.is_neg()) {
-    Fail(ErrorCode::kInvalidArgument,
-         std::string("FromAten: the tensor has its ") +
-             (tensor.is_conj() ? "conjugate" : "negative") +
-             " bit set, so its memory does not hold its values; call resolve_conj() and "
-             "resolve_neg() first");
+    kFromAten.Fail(ErrorCode::kInvalidArgument,
+                   std::string("the tensor has its ") +
+                       (tensor.is_conj() ? "conjugate" : "negative") +
+                       " bit set, so its memory does not hold its values; call resolve_conj() and "
+                       "resolve_neg() first");
   }
 }
 
-// TOR-5: what libtorch 1.13 cannot take, refused while `tensor` still has its hold.
+// TOR-5: what libtorch 1.13 cannot take, refused while `tensor` still has its hold: the kit's
+// view checks (host-readable, writable, no negative stride: at::fromDLPack would end the
+// process, aligned), then libtorch's dtypes.
 void CheckHandable(const dlbridge::Tensor& tensor) {
+  kit::ViewNeeds needs;
+  needs.view = "a libtorch tensor";
+  needs.strides = kit::StrideRule::kNonNegative;
+  needs.writes = true;  // libtorch has no read-only tensors
+  needs.read_only_advice = "copy it, or drop the flag if the memory may be written";
+  kit::CheckView(tensor, needs, kToAten);
   const DLDataType dtype = tensor.layout.Dtype();
   if (!IsLibtorchDtype(dtype)) {
-    Fail(ErrorCode::kUnsupportedDtype, "ToAten: dtype " + DtypeName(dtype) +
-                                           " has no libtorch type; accepted: " + AcceptedDtypes());
-  }
-  const IndexSpan strides = tensor.layout.Strides();
-  for (size_t i = 0; i < strides.size; ++i) {
-    if (strides[i] < 0) {
-      Fail(ErrorCode::kInvalidStrides,
-           "ToAten: strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) +
-               "; libtorch has no negative strides (at::fromDLPack would end the process): "
-               "copy into a tensor with non-negative strides first");
-    }
-  }
-  const int32_t deviceType = tensor.device.device_type;
-  if (tensor.descriptor.GetMemorySpaceKind() != MemorySpace::kHost ||
-      (deviceType != 0 && deviceType != kDLCPU)) {
-    Fail(ErrorCode::kUnsupportedDevice,
-         std::string("ToAten: memory space \"") + tensor.descriptor.GetMemorySpace() +
-             "\" with device type " + std::to_string(deviceType) +
-             "; accepted: \"host\" memory (device type 0 or kDLCPU): this bridge hands CPU "
-             "tensors to libtorch");
-  }
-  if ((tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
-    Fail(ErrorCode::kReadOnly,
-         "ToAten: the tensor is read-only and libtorch has no read-only tensors; copy it, or "
-         "drop the flag if the memory may be written");
+    kToAten.Fail(
+        ErrorCode::kUnsupportedDtype,
+        "dtype " + kit::DtypeText(dtype) + " has no libtorch type; accepted: " + AcceptedDtypes());
   }
 }
 
@@ -156,16 +145,19 @@ dlbridge::Tensor FromAten(const at::Tensor& tensor) {
     result.descriptor.SetOwner(MakeOwner(at::Tensor(tensor)));
     return result;
   } catch (const c10::Error& e) {
-    Fail(ErrorCode::kInvalidArgument,
-         std::string("FromAten: libtorch failed: ") + e.what_without_backtrace());
+    kFromAten.Fail(ErrorCode::kInvalidArgument,
+                   std::string("libtorch failed: ") + e.what_without_backtrace());
   } catch (const std::bad_alloc&) {
-    Fail(ErrorCode::kOutOfMemory, "FromAten: out of memory describing the tensor");
+    kFromAten.Fail(ErrorCode::kOutOfMemory, "out of memory describing the tensor");
   }
 }
 
 // TOR-4: dlbridge's legacy export, handed to at::fromDLPack through the relay (see TOR-6).
 at::Tensor ToAten(dlbridge::Tensor&& tensor) {
   CheckHandable(tensor);
+  // Host-readable memory (pinned too, see HLP-4) is a CPU tensor to libtorch, which reads no
+  // other host device type.
+  tensor.device = DLDevice{kDLCPU, 0};
   const bool asBool = tensor.layout.Dtype().code == kDLBool;
   DLManagedTensor* exported = ToDLPack(std::move(tensor));
   return detail::ImportLegacy(exported, asBool);

@@ -195,14 +195,14 @@ TEST_CASE("TOR-3 FromAten refuses what it cannot share without a copy, holding n
     return std::string();
   };
   CHECK(refused(at::Tensor(), dlbridge::ErrorCode::kInvalidArgument) ==
-        "FromAten: the at::Tensor is undefined (it holds no memory); pass a defined tensor");
+        "dlbridge::torch::FromAten: the at::Tensor is undefined (it holds no memory); pass a defined tensor");
   CHECK(refused(at::eye(3).to_sparse(), dlbridge::ErrorCode::kInvalidArgument) ==
-        "FromAten: the tensor's layout is Sparse; only strided (dense) tensors share their "
+        "dlbridge::torch::FromAten: the tensor's layout is Sparse; only strided (dense) tensors share their "
         "memory: call to_dense() first");
   CHECK(refused(at::empty({2}, at::device(at::kMeta)), dlbridge::ErrorCode::kUnsupportedDevice) ==
-        "FromAten: the tensor is on device meta; accepted: cpu (call .cpu() first, which copies)");
+        "dlbridge::torch::FromAten: the tensor is on device meta; accepted: cpu (call .cpu() first, which copies)");
   CHECK(refused(at::ones({2}, at::kComplexFloat).conj(), dlbridge::ErrorCode::kInvalidArgument) ==
-        "FromAten: the tensor has its conjugate bit set, so its memory does not hold its values; "
+        "dlbridge::torch::FromAten: the tensor has its conjugate bit set, so its memory does not hold its values; "
         "call resolve_conj() and resolve_neg() first");
   CHECK(refused(at::ones({2}, at::kComplexHalf), dlbridge::ErrorCode::kUnsupportedDtype)
             .find("ComplexHalf has no DLPack dtype") != std::string::npos);
@@ -211,7 +211,7 @@ TEST_CASE("TOR-3 FromAten refuses what it cannot share without a copy, holding n
   const std::string quantized = refused(at::quantize_per_tensor(at::ones({2}), 0.5, 0, at::kQInt8),
                                         dlbridge::ErrorCode::kUnsupportedDtype);
   CHECK(quantized ==
-        "FromAten: libtorch's dtype QInt8 has no DLPack dtype; accepted: bool, uint8, int8, "
+        "dlbridge::torch::FromAten: libtorch's dtype QInt8 has no DLPack dtype; accepted: bool, uint8, int8, "
         "int16, int32, int64, float16, float32, float64, bfloat16, complex64, complex128");
 }
 
@@ -292,14 +292,15 @@ TEST_CASE("TOR-5 ToAten refuses what libtorch 1.13 cannot take, the tensor keeps
     t.layout = dlbridge::TensorLayout({kDLFloat, 32, 1}, {2, 4}, {4, -1}, 3 * sizeof(float));
     code = dlbridge::ErrorCode::kInvalidStrides;
     message =
-        "ToAten: strides[1] is -1; libtorch has no negative strides (at::fromDLPack would end "
-        "the process): copy into a tensor with non-negative strides first";
+        "dlbridge::torch::ToAten: strides[1] is -1 (shape [2, 4], strides [4, -1]); a libtorch "
+        "tensor takes no negative strides: copy the tensor first (CopyToHost gives a "
+        "C-contiguous copy)";
   }
   SUBCASE("unsigned integers wider than 8 bits") {
     t.layout = dlbridge::TensorLayout({kDLUInt, 16, 1}, {16});
     code = dlbridge::ErrorCode::kUnsupportedDtype;
     message =
-        "ToAten: dtype uint16 has no libtorch type; accepted: bool, uint8, int8, int16, int32, "
+        "dlbridge::torch::ToAten: dtype uint16 has no libtorch type; accepted: bool, uint8, int8, int16, int32, "
         "int64, float16, float32, float64, bfloat16, complex64, complex128";
   }
   SUBCASE("lanes") {
@@ -314,11 +315,12 @@ TEST_CASE("TOR-5 ToAten refuses what libtorch 1.13 cannot take, the tensor keeps
     t.descriptor.SetMemorySpace("cuda");
     code = dlbridge::ErrorCode::kUnsupportedDevice;
     message =
-        "ToAten: memory space \"cuda\" with device type 0; accepted: \"host\" memory (device "
-        "type 0 or kDLCPU): this bridge hands CPU tensors to libtorch";
+        "dlbridge::torch::ToAten: memory space \"cuda\" (device type kDLCUDA) is not "
+        "host-readable; Data gives pointers only to memory the CPU may read (space \"host\": "
+        "kDLCPU, kDLCUDAHost, kDLROCMHost); copy it to the host first";
   }
-  SUBCASE("pinned host memory (kDLCUDAHost), which libtorch 1.13 does not read") {
-    t.device = {kDLCUDAHost, 0};
+  SUBCASE("a host space with a GPU device type") {
+    t.device = {kDLCUDA, 0};
     code = dlbridge::ErrorCode::kUnsupportedDevice;
   }
   SUBCASE("read-only") {
@@ -356,7 +358,7 @@ TEST_CASE("TOR-6 a libtorch failure after the hand-off releases the hold exactly
   dlbridge::torch::detail::AtenImporter importer = nullptr;
   dlbridge::ErrorCode code = dlbridge::ErrorCode::kInvalidArgument;
   std::string message =
-      "ToAten: libtorch failed to take the tensor (its hold has been released): libtorch says "
+      "dlbridge::torch::ToAten: libtorch failed to take the tensor (its hold has been released): libtorch says "
       "no";
   SUBCASE("libtorch throws before it takes the tensor over") {
     importer = [](void*) -> at::Tensor { TORCH_CHECK(false, "libtorch says no"); };
@@ -380,7 +382,7 @@ TEST_CASE("TOR-6 a libtorch failure after the hand-off releases the hold exactly
     importer = [](void*) -> at::Tensor { throw std::bad_alloc(); };
     code = dlbridge::ErrorCode::kOutOfMemory;
     message =
-        "ToAten: libtorch failed to take the tensor (its hold has been released): out of memory";
+        "dlbridge::torch::ToAten: libtorch failed to take the tensor (its hold has been released): out of memory";
   }
   try {
     (void)dlbridge::torch::detail::ImportLegacy(exported, false, importer);
@@ -448,5 +450,21 @@ TEST_CASE("TORCH-2 a dlbridge export imports into libtorch zero-copy, release on
   CHECK(strides[1] == 2);
   CHECK(counter.calls == 0);
   torch_side::DropImported();
+  CHECK(counter.calls == 1);
+}
+
+TEST_CASE("TOR-5 pinned host memory goes to libtorch as a CPU tensor, zero copy (see HLP-4)") {
+  std::vector<float> buffer(8, 2.0f);
+  ReleaseCounter counter;
+  dlbridge::Tensor t =
+      CountedDlbridgeTensor(buffer, counter, dlbridge::TensorLayout({kDLFloat, 32, 1}, {8}));
+  t.device = {kDLCUDAHost, 0};  // CUDA pinned memory: the CPU reads it at its own address
+  {
+    at::Tensor a = dlbridge::torch::ToAten(std::move(t));
+    CHECK(a.device().is_cpu());
+    CHECK(a.data_ptr() == buffer.data());
+    CHECK(a.sum().item<float>() == 16.0f);
+    CHECK(counter.calls == 0);
+  }
   CHECK(counter.calls == 1);
 }

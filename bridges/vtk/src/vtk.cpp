@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "dlbridge/bridge_kit.h"
 #include "dlbridge/dtype.h"
 #include "dlbridge/error.h"
 #include "dlbridge/export_plan.h"
@@ -45,15 +46,9 @@ namespace dlbridge {
 namespace vtk {
 namespace {
 
-// A dtype for a message, also one DtypeName refuses.
-std::string Describe(DLDataType dtype) {
-  try {
-    return "\"" + DtypeName(dtype) + "\"";
-  } catch (const Error&) {
-    return "(code " + std::to_string(dtype.code) + ", bits " + std::to_string(dtype.bits) +
-           ", lanes " + std::to_string(dtype.lanes) + ")";
-  }
-}
+// The dtype tables' failure paths, named by their functions.
+constexpr kit::Site kFromVtkType{"vtk", "DataTypeOfVtkType"};
+constexpr kit::Site kToVtkType{"vtk", "VtkTypeOfDataType"};
 
 std::string VtkTypeName(int vtkDataType) {
   switch (vtkDataType) {
@@ -140,16 +135,16 @@ DLDataType DataTypeOfVtkType(int vtkDataType) {
     case VTK_FLOAT: return DataTypeOf<float>();
     case VTK_DOUBLE: return DataTypeOf<double>();
     case VTK_BIT:
-      throw Error(ErrorCode::kUnsupportedDtype,
-                  "vtk: VTK_BIT (vtkBitArray) packs 8 values per byte and DLPack has no "
-                  "bit-packed type; copy the values into a vtkUnsignedCharArray first");
+      kFromVtkType.Fail(ErrorCode::kUnsupportedDtype,
+                        "VTK_BIT (vtkBitArray) packs 8 values per byte and DLPack has no "
+                        "bit-packed type; copy the values into a vtkUnsignedCharArray first");
     default:
-      throw Error(ErrorCode::kUnsupportedDtype,
-                  "vtk: " + VtkTypeName(vtkDataType) +
-                      " is not a numeric type; accepted: VTK_CHAR, VTK_SIGNED_CHAR, "
-                      "VTK_UNSIGNED_CHAR, VTK_SHORT, VTK_UNSIGNED_SHORT, VTK_INT, "
-                      "VTK_UNSIGNED_INT, VTK_LONG, VTK_UNSIGNED_LONG, VTK_LONG_LONG, "
-                      "VTK_UNSIGNED_LONG_LONG, VTK_ID_TYPE, VTK_FLOAT, VTK_DOUBLE");
+      kFromVtkType.Fail(ErrorCode::kUnsupportedDtype,
+                        VtkTypeName(vtkDataType) +
+                            " is not a numeric type; accepted: VTK_CHAR, VTK_SIGNED_CHAR, "
+                            "VTK_UNSIGNED_CHAR, VTK_SHORT, VTK_UNSIGNED_SHORT, VTK_INT, "
+                            "VTK_UNSIGNED_INT, VTK_LONG, VTK_UNSIGNED_LONG, VTK_LONG_LONG, "
+                            "VTK_UNSIGNED_LONG_LONG, VTK_ID_TYPE, VTK_FLOAT, VTK_DOUBLE");
   }
 }
 
@@ -177,10 +172,10 @@ int VtkTypeOfDataType(DLDataType dtype) {
       if (dtype.bits == 64) return VTK_DOUBLE;
     }
   }
-  throw Error(ErrorCode::kUnsupportedDtype,
-              "vtk: dtype " + Describe(dtype) +
-                  " has no VTK array; accepted: int8, int16, int32, int64, uint8, uint16, "
-                  "uint32, uint64, float32, float64 (one lane); convert the tensor first");
+  kToVtkType.Fail(ErrorCode::kUnsupportedDtype,
+                  "dtype " + kit::DtypeText(dtype) +
+                      " has no VTK array; accepted: int8, int16, int32, int64, uint8, uint16, "
+                      "uint32, uint64, float32, float64 (one lane); convert the tensor first");
 }
 
 namespace {
@@ -209,39 +204,37 @@ std::string ClassNameOf(vtkObjectBase* object) {
 
 Tensor Export(vtkAbstractArray* array) {
   if (array == nullptr) {
-    throw Error(ErrorCode::kInvalidArgument, "vtk::Export: array is null; pass a vtkDataArray");
+    kit::Site{"vtk", "Export"}.Fail(ErrorCode::kInvalidArgument,
+                                    "array is null; pass a vtkDataArray");
   }
   vtkDataArray* data = vtkDataArray::SafeDownCast(array);
   if (data == nullptr) {
-    throw Error(ErrorCode::kUnsupportedDtype,
-                "vtk::Export: array is a " + ClassNameOf(array) + " of " +
-                    VtkTypeName(array->GetDataType()) +
-                    ", not a numeric vtkDataArray; DLPack carries numbers only");
+    kit::Site{"vtk", "Export"}.Fail(
+        ErrorCode::kUnsupportedDtype,
+        "array is a " + ClassNameOf(array) + " of " + VtkTypeName(array->GetDataType()) +
+            ", not a numeric vtkDataArray; DLPack carries numbers only");
   }
   const DLDataType dtype = DataTypeOfVtkType(data->GetDataType());  // VTK_BIT refused here
   // VTK-2: only one interleaved block is exported; GetVoidPointer would copy anything else.
   if (!data->HasStandardMemoryLayout()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "vtk::Export: array is a " + ClassNameOf(data) +
-                    ", whose values are not one interleaved (AOS) block; DeepCopy it into an "
-                    "AOS array (vtkAOSDataArrayTemplate, e.g. vtkFloatArray) first");
+    kit::Site{"vtk", "Export"}.Fail(
+        ErrorCode::kInvalidArgument,
+        "array is a " + ClassNameOf(data) +
+            ", whose values are not one interleaved (AOS) block; DeepCopy it into an "
+            "AOS array (vtkAOSDataArrayTemplate, e.g. vtkFloatArray) first");
   }
-  const int64_t tuples = data->GetNumberOfTuples();
-  const int64_t components = data->GetNumberOfComponents();
-  const int64_t elementBytes = data->GetDataTypeSize();
-  const int64_t values = tuples * components;  // both fit vtkIdType; their product is the
-                                               // array's own value count (or less)
-  if (elementBytes <= 0 || values > std::numeric_limits<int64_t>::max() / elementBytes) {
-    throw Error(ErrorCode::kOverflow, "vtk::Export: the array's byte size overflows int64");
-  }
-  Tensor tensor;
   // VTK-8: always (tuples, components), so shape[1] exists for one component too.
-  tensor.layout = TensorLayout(dtype, {tuples, components});
-  void* pointer = values > 0 ? data->GetVoidPointer(0) : nullptr;
-  tensor.descriptor.Set(pointer, pointer != nullptr ? values * elementBytes : 0, "host");
+  const int64_t shape[2] = {data->GetNumberOfTuples(), data->GetNumberOfComponents()};
+  const int64_t strides[2] = {shape[1], 1};
+  kit::StridedArray whole;
+  whole.data = shape[0] * shape[1] > 0 ? data->GetVoidPointer(0) : nullptr;
+  whole.dtype = dtype;
+  whole.ndim = 2;
+  whole.shape = shape;
+  whole.strides = strides;
   // VTK-3: the descriptor holds the array; the last holder's drop unregisters it.
-  tensor.descriptor.SetOwner(MakeOwner(vtkSmartPointer<vtkDataArray>(data)));
-  return tensor;
+  return kit::Describe(whole, MakeOwner(vtkSmartPointer<vtkDataArray>(data)),
+                       kit::Site{"vtk", "Export"});
 }
 
 namespace {
@@ -257,58 +250,34 @@ struct Prepared {
 // VTK-5: what Adopt accepts, checked before anything moves. `who` names the call in messages;
 // `oneD` takes 1-D tensors only (a component of AdoptComponents).
 Prepared Prepare(const char* who, const Tensor& tensor, const AdoptOptions& options, bool oneD) {
-  const MemoryDescriptor& descriptor = tensor.descriptor;
-  const int32_t deviceType = tensor.device.device_type;
-  const std::string where = std::string("vtk::") + who + ": ";
-  if (descriptor.GetMemorySpaceKind() != MemorySpace::kHost ||
-      (deviceType != 0 && deviceType != kDLCPU)) {
-    throw Error(ErrorCode::kUnsupportedDevice,
-                where + "the tensor is in memory space \"" + descriptor.GetMemorySpace() +
-                    "\" (device type " + std::to_string(deviceType) +
-                    "); a vtkDataArray holds host memory only: copy it to the host first");
-  }
+  const kit::Site site{"vtk", who};
+  kit::ViewNeeds needs;
+  needs.view = oneD ? "a component of a vtkDataArray (its values)"
+                    : "a vtkDataArray (values, or tuples x components)";
+  needs.min_ndim = 1;
+  needs.max_ndim = oneD ? 1 : 2;
+  needs.strides = kit::StrideRule::kRowMajor;  // tuples one after another, interleaved
+  needs.writes = true;                         // a vtkDataArray is always writable
+  needs.read_only_advice = "copy it first";
+  kit::CheckView(tensor, needs, site);  // host, shape, strides, read-only, span, alignment
   const TensorLayout& layout = tensor.layout;
-  if (layout.Ndim() != 1 && (oneD || layout.Ndim() != 2)) {
-    throw Error(
-        ErrorCode::kInvalidShape,
-        where + "ndim is " + std::to_string(layout.Ndim()) + "; accepted: " +
-            (oneD ? "1 (one component's values)" : "1 (one component) or 2 (tuples, components)"));
-  }
-  if (!layout.IsContiguous()) {
-    throw Error(ErrorCode::kInvalidStrides,
-                where +
-                    "the layout is not C-contiguous; a vtkDataArray stores its tuples one "
-                    "after another with their components interleaved: copy the tensor first");
-  }
   Prepared p;
   p.vtkType = VtkTypeOfDataType(layout.Dtype());
   if (options.id_type && SameDataType(layout.Dtype(), DataTypeOf<vtkIdType>())) {
     p.vtkType = VTK_ID_TYPE;
   }
-  if ((tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
-    throw Error(ErrorCode::kReadOnly, where +
-                                          "the tensor is read-only and a vtkDataArray is always "
-                                          "writable; copy it first");
-  }
   p.components = layout.Ndim() == 2 ? layout.Shape()[1] : 1;
   p.values = layout.ElementCount();
   if (p.values > std::numeric_limits<vtkIdType>::max() ||
       p.components > std::numeric_limits<int>::max()) {
-    throw Error(ErrorCode::kInvalidShape,
-                where + std::to_string(p.values) + " values of " + std::to_string(p.components) +
-                    " components do not fit this VTK build's vtkIdType and int");
+    site.Fail(ErrorCode::kInvalidShape,
+              std::to_string(p.values) + " values of " + std::to_string(p.components) +
+                  " components do not fit this VTK build's vtkIdType and int");
   }
   ExportOptions exportOptions;
   exportOptions.allow_unowned = options.allow_unowned;
   const ExportPlan plan(tensor, ExportKind::kVersioned, exportOptions);  // bounds, hold, ...
   p.data = plan.Data();
-  const auto address = reinterpret_cast<uintptr_t>(p.data);
-  if (address % static_cast<uintptr_t>(layout.Dtype().bits / 8) != 0) {
-    throw Error(ErrorCode::kInvalidArgument,
-                where + "element zero's address " + std::to_string(address) +
-                    " is not aligned for " + Describe(layout.Dtype()) +
-                    "; VTK reads the values as typed C++ values: copy the tensor first");
-  }
   return p;
 }
 
@@ -323,7 +292,8 @@ std::vector<std::unordered_multimap<const void*, Held>::iterator> Reserve(Regist
     for (size_t i = 0; i < count; ++i) entries.push_back(registry.holds.emplace(data[i], Held()));
   } catch (const std::bad_alloc&) {
     for (auto entry : entries) registry.holds.erase(entry);
-    throw Error(ErrorCode::kOutOfMemory, "vtk::Adopt: the hand-off registry is out of memory");
+    kit::Site{"vtk", "Adopt"}.Fail(ErrorCode::kOutOfMemory,
+                                   "the hand-off registry is out of memory");
   }
   return entries;
 }
@@ -339,8 +309,9 @@ vtkSmartPointer<vtkDataArray> NewArray(const char* who, int vtkType, bool soa) {
     }
   }
   if (array == nullptr || (!soa && !array->HasStandardMemoryLayout())) {
-    throw Error(ErrorCode::kOutOfMemory, std::string("vtk::") + who + ": VTK could not create a " +
-                                             vtkImageScalarTypeNameMacro(vtkType) + " array");
+    kit::Site{"vtk", who}.Fail(
+        ErrorCode::kOutOfMemory,
+        std::string("VTK could not create a ") + vtkImageScalarTypeNameMacro(vtkType) + " array");
   }
   return array;
 }
@@ -390,9 +361,10 @@ vtkSmartPointer<vtkDataArray> AdoptComponents(std::vector<Tensor>&& components,
   // VTK-15: every component checked (VTK-5, 1-D), of one dtype and length, before any moves.
   if (components.empty() ||
       components.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "vtk::AdoptComponents: " + std::to_string(components.size()) +
-                    " component tensors; pass one 1-D tensor per component (at least one)");
+    kit::Site{"vtk", "AdoptComponents"}.Fail(
+        ErrorCode::kInvalidArgument,
+        "" + std::to_string(components.size()) +
+            " component tensors; pass one 1-D tensor per component (at least one)");
   }
   std::vector<Prepared> prepared;
   prepared.reserve(components.size());
@@ -400,13 +372,13 @@ vtkSmartPointer<vtkDataArray> AdoptComponents(std::vector<Tensor>&& components,
     const std::string who = "AdoptComponents: component " + std::to_string(c);
     prepared.push_back(Prepare(who.c_str(), components[c], options, /*oneD=*/true));
     if (prepared[c].vtkType != prepared[0].vtkType || prepared[c].values != prepared[0].values) {
-      throw Error(ErrorCode::kInvalidShape,
-                  "vtk::AdoptComponents: component " + std::to_string(c) + " is " +
-                      std::to_string(prepared[c].values) + " values of " +
-                      Describe(components[c].layout.Dtype()) + " but component 0 is " +
-                      std::to_string(prepared[0].values) + " values of " +
-                      Describe(components[0].layout.Dtype()) +
-                      ": every component has one value per tuple, of one type");
+      kit::Site{"vtk", "AdoptComponents"}.Fail(
+          ErrorCode::kInvalidShape,
+          "component " + std::to_string(c) + " is " + std::to_string(prepared[c].values) +
+              " values of " + kit::DtypeText(components[c].layout.Dtype()) +
+              " but component 0 is " + std::to_string(prepared[0].values) + " values of " +
+              kit::DtypeText(components[0].layout.Dtype()) +
+              ": every component has one value per tuple, of one type");
     }
   }
   const int vtkType = prepared[0].vtkType;
@@ -500,35 +472,38 @@ std::vector<Tensor> ExportComponents(vtkAbstractArray* array) {
   // VTK-15: one 1-D tensor per component of a struct-of-arrays array, each holding the array.
   vtkDataArray* data = array != nullptr ? vtkDataArray::SafeDownCast(array) : nullptr;
   if (data == nullptr) {
-    throw Error(
+    kit::Site{"vtk", "ExportComponents"}.Fail(
         ErrorCode::kInvalidArgument,
-        "vtk::ExportComponents: " +
-            (array == nullptr ? std::string("array is null")
-                              : "array is a " + ClassNameOf(array) + ", not a vtkDataArray") +
+        (array == nullptr ? std::string("array is null")
+                          : "array is a " + ClassNameOf(array) + ", not a vtkDataArray") +
             "; pass a vtkSOADataArrayTemplate");
   }
   const DLDataType dtype = DataTypeOfVtkType(data->GetDataType());
   const Components components = ComponentsOf(data);
   const std::vector<void*>& pointers = components.pointers;
   if (pointers.empty()) {
-    throw Error(ErrorCode::kInvalidArgument,
-                "vtk::ExportComponents: array is a " + ClassNameOf(data) +
-                    ", not a struct-of-arrays (vtkSOADataArrayTemplate) array; Export gives an "
-                    "AOS array's values as one (tuples, components) tensor");
+    kit::Site{"vtk", "ExportComponents"}.Fail(
+        ErrorCode::kInvalidArgument,
+        "array is a " + ClassNameOf(data) +
+            ", not a struct-of-arrays (vtkSOADataArrayTemplate) array; Export gives an "
+            "AOS array's values as one (tuples, components) tensor");
   }
   const int64_t tuples = data->GetNumberOfTuples();
-  // A component's bytes: from its first value to the end of its last (strided when the
-  // values are stored interleaved).
-  const int64_t bytes =
-      tuples > 0 ? ((tuples - 1) * components.step + 1) * data->GetDataTypeSize() : 0;
   std::shared_ptr<const void> owner = MakeOwner(vtkSmartPointer<vtkDataArray>(data));
-  std::vector<Tensor> out(pointers.size());
+  std::vector<Tensor> out;
+  out.reserve(pointers.size());
   for (size_t c = 0; c < pointers.size(); ++c) {
-    out[c].layout = TensorLayout(dtype, {tuples}, {components.step});
-    void* pointer = tuples > 0 ? pointers[c] : nullptr;
+    // One component's values: `step` apart (1 in SOA storage, the component count when they
+    // are stored interleaved).
     const std::string role = "component_" + std::to_string(c);
-    out[c].descriptor.Set(pointer, pointer != nullptr ? bytes : 0, "host", role.c_str());
-    out[c].descriptor.SetOwner(owner);
+    kit::StridedArray component;
+    component.data = tuples > 0 ? pointers[c] : nullptr;
+    component.dtype = dtype;
+    component.ndim = 1;
+    component.shape = &tuples;
+    component.strides = &components.step;
+    component.role = role.c_str();
+    out.push_back(kit::Describe(component, owner, kit::Site{"vtk", "ExportComponents"}));
   }
   return out;
 }
