@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "dlbridge/bridge_kit.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/dtype.h"
 #include "dlbridge/error.h"
@@ -49,11 +50,6 @@ namespace viskores {
 enum class Access { kRead, kWrite };
 
 namespace detail {
-
-// The bridge's one throw (the core's error funnel is internal to the library).
-[[noreturn]] inline void Fail(ErrorCode code, const std::string& message) {
-  throw Error(code, "dlbridge::viskores::" + message);
-}
 
 // VSK-2: the one mapping of DLPack device types to the Viskores adapters this build has.
 // Host-readable memory (the device table's host_addressable: CPU, CUDA and ROCm pinned) is
@@ -111,111 +107,88 @@ struct Checked {
   ::viskores::Int8 adapter = kNoAdapter;
 };
 
-[[noreturn]] inline void RefuseDevice(const std::string& what, DLDevice device) {
-  Fail(ErrorCode::kUnsupportedDevice,
-       what + "is on " + DeviceTypeName(device.device_type) + " device " +
-           std::to_string(device.device_id) +
-           ", which this Viskores build has no device adapter for (it reads host memory, and "
-           "CUDA or ROCm memory where Viskores was built with that adapter): copy it to the "
-           "host first (CopyToHost)");
+[[noreturn]] inline void RefuseDevice(const kit::Site& site, DLDevice device) {
+  site.Fail(ErrorCode::kUnsupportedDevice,
+            std::string("the tensor is on ") + DeviceTypeName(device.device_type) + " device " +
+                std::to_string(device.device_id) +
+                ", which this Viskores build has no device adapter for (it reads host memory, and "
+                "CUDA or ROCm memory where Viskores was built with that adapter): copy it to the "
+                "host first (CopyToHost)");
 }
 
 // The export rules' checks of `tensor` (an unowned tensor is the caller's deliberate choice),
 // their errors keeping their code and naming the bridge's call.
-inline ExportPlan PlanFor(const std::string& what, const Tensor& tensor) {
+inline ExportPlan PlanFor(const kit::Site& site, const Tensor& tensor) {
   ExportOptions options;
   options.allow_unowned = true;
   try {
     return ExportPlan(tensor, ExportKind::kVersioned, options);
   } catch (const Error& e) {
-    Fail(e.code(), what + "cannot be read as described: " + e.what());
+    site.Fail(e.code(), std::string("the tensor cannot be read as described: ") + e.what());
   }
-}
-
-inline std::string ShapeText(const TensorLayout& layout) {
-  std::string text = "(";
-  for (int32_t i = 0; i < layout.Ndim(); ++i) {
-    text += (i ? ", " : "") + std::to_string(layout.Shape()[static_cast<size_t>(i)]);
-  }
-  return text + (layout.Ndim() == 1 ? ",)" : ")");
 }
 
 // VSK-5: `components` 0 takes a 1-D tensor; otherwise (n, components).
 template <class T>
 Checked Check(const char* who, const Tensor& tensor, int64_t components) {
-  const std::string what = std::string(who) + ": the tensor ";
+  const kit::Site site{"viskores", who};
   // VSK-2 first: a device no adapter reads is refused as such, before the export rules ask
   // for what only that device needs (a Level Zero context, a Metal resolver).
   const int32_t declared = tensor.device.device_type != 0
                                ? tensor.device.device_type
                                : DefaultDeviceType(tensor.descriptor.GetMemorySpaceKind());
   if (AdapterIdFor(declared) == kNoAdapter)
-    RefuseDevice(what, tensor.device.device_type != 0
+    RefuseDevice(site, tensor.device.device_type != 0
                            ? tensor.device
                            : DLDevice{static_cast<DLDeviceType>(declared), 0});
-  const ExportPlan plan = PlanFor(what, tensor);
+  const ExportPlan plan = PlanFor(site, tensor);
+  // The kit's view checks: the adapter reads the memory where it lives (any device; VSK-2
+  // placed it), as one packed, writable run of aligned values.
+  kit::ViewNeeds needs;
+  needs.view = components == 0 ? "a Viskores basic array (values,)"
+                               : "a Viskores Vec array (tuples, components)";
+  needs.dtype = DataTypeOf<T>();
+  needs.min_ndim = needs.max_ndim = components == 0 ? 1 : 2;
+  needs.strides = kit::StrideRule::kRowMajor;  // one packed run of values
+  needs.writes = true;                         // a Viskores array can always be written
+  needs.read_only_advice = "adopt a writable tensor or a copy";
+  needs.any_device = true;
+  needs.alignment = alignof(T);
+  const kit::CheckedView view = kit::CheckView(tensor, needs, site);
   const TensorLayout& layout = plan.Layout();
-  if (!SameDataType(layout.Dtype(), DataTypeOf<T>())) {
-    Fail(ErrorCode::kInvalidDtype, what + "has dtype " + DtypeName(layout.Dtype()) +
-                                       " but the array's component type is " +
-                                       DtypeName(DataTypeOf<T>()));
-  }
-  const int32_t ndim = components == 0 ? 1 : 2;
-  if (layout.Ndim() != ndim) {
-    Fail(ErrorCode::kInvalidShape, what + "has shape " + ShapeText(layout) +
-                                       " but the array takes " +
-                                       (ndim == 1 ? std::string("a 1-D tensor (values,)")
-                                                  : "a 2-D tensor (tuples, components)"));
-  }
   if (components > 0 && layout.Shape()[1] != components) {
-    Fail(ErrorCode::kInvalidShape, what + "has shape " + ShapeText(layout) + " but the array's " +
-                                       "Vec has " + std::to_string(components) + " components");
-  }
-  if (!layout.IsContiguous()) {
-    Fail(ErrorCode::kInvalidStrides,
-         what +
-             "is not C-contiguous (a Viskores buffer is one packed run of values): copy it "
-             "first (CopyToHost, or the producer's own contiguous copy)");
-  }
-  if ((plan.Flags() & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
-    Fail(ErrorCode::kReadOnly, what +
-                                   "is read-only and a Viskores array can always be written: "
-                                   "adopt a writable tensor or a copy");
+    site.Fail(ErrorCode::kInvalidShape, "the tensor has " + kit::LayoutText(layout) +
+                                            " but the array's Vec has " +
+                                            std::to_string(components) + " components");
   }
   Checked c;
   c.device = plan.Device();
   c.adapter = AdapterIdFor(c.device.device_type);
-  if (c.adapter == kNoAdapter) RefuseDevice(what, c.device);
+  if (c.adapter == kNoAdapter) RefuseDevice(site, c.device);
   if (c.adapter != VISKORES_DEVICE_ADAPTER_UNDEFINED &&
       !::viskores::cont::GetRuntimeDeviceTracker().CanRunOn(
           ::viskores::cont::make_DeviceAdapterId(c.adapter))) {
-    Fail(ErrorCode::kUnsupportedDevice,
-         what + "is on " + DeviceTypeName(c.device.device_type) +
-             " but Viskores cannot run on that device here (no GPU, or the adapter is disabled "
-             "in the runtime device tracker)");
+    site.Fail(ErrorCode::kUnsupportedDevice,
+              std::string("the tensor is on ") + DeviceTypeName(c.device.device_type) +
+                  " but Viskores cannot run on that device here (no GPU, or the adapter is "
+                  "disabled in the runtime device tracker)");
   }
   // VSK-4: no stream orders a host read.
   if (tensor.stream && *tensor.stream != -1 && ConsumerStreamOf(c.adapter) < 0 &&
       OrdersStreams(StreamFamilyOf(c.device.device_type))) {
-    Fail(ErrorCode::kInvalidArgument,
-         what + "has work pending on stream " + std::to_string(*tensor.stream) +
-             " and Viskores' work on it cannot be ordered after that stream here (host memory, "
-             "or an adapter whose stream has no DLPack value): synchronise the stream first");
+    site.Fail(ErrorCode::kInvalidArgument,
+              "the tensor has work pending on stream " + std::to_string(*tensor.stream) +
+                  " and Viskores' work on it cannot be ordered after that stream here (host "
+                  "memory, or an adapter whose stream has no DLPack value): synchronise the "
+                  "stream first");
   }
-  const int64_t count = layout.ElementCount();  // kOverflow past int64
-  const int64_t per = components == 0 ? 1 : components;
   // Every element counted: a runtime-Vec buffer counts each component as a value.
-  if (count > static_cast<int64_t>(std::numeric_limits<::viskores::Id>::max())) {
-    Fail(ErrorCode::kOverflow, what + "has " + std::to_string(count) +
-                                   " elements, past viskores::Id (this build's index type)");
+  if (view.elements > static_cast<int64_t>(std::numeric_limits<::viskores::Id>::max())) {
+    site.Fail(ErrorCode::kOverflow, "the tensor has " + std::to_string(view.elements) +
+                                        " elements, past viskores::Id (this build's index type)");
   }
   c.data = plan.Data();
-  c.values = static_cast<::viskores::Id>(count / per);
-  if (reinterpret_cast<uintptr_t>(c.data) % alignof(T) != 0) {
-    Fail(ErrorCode::kInvalidArgument, what + "has element zero at an address not aligned to " +
-                                          std::to_string(alignof(T)) +
-                                          " bytes, which Viskores reads as whole values: copy it");
-  }
+  c.values = static_cast<::viskores::Id>(view.elements / (components == 0 ? 1 : components));
   return c;
 }
 
@@ -266,9 +239,10 @@ struct IsVec<::viskores::Vec<C, N>> : std::true_type {};
 inline ::viskores::cont::DeviceAdapterId ExportAdapter(const char* who, DLDevice device) {
   const ::viskores::Int8 id = AdapterIdFor(device.device_type);
   if (id == kNoAdapter) {
-    Fail(ErrorCode::kUnsupportedDevice, std::string(who) + ": this Viskores build has no device " +
-                                            "adapter for " + DeviceTypeName(device.device_type) +
-                                            "; export to kDLCPU, or to a device it has");
+    kit::Site{"viskores", who}.Fail(ErrorCode::kUnsupportedDevice,
+                                    std::string("this Viskores build has no device ") +
+                                        "adapter for " + DeviceTypeName(device.device_type) +
+                                        "; export to kDLCPU, or to a device it has");
   }
   return ::viskores::cont::make_DeviceAdapterId(id);
 }
@@ -398,11 +372,11 @@ template <class T>
                 "component type");
   const int64_t components = tensor.layout.Ndim() == 2 ? tensor.layout.Shape()[1] : 0;
   if (components < 1 || components > std::numeric_limits<::viskores::IdComponent>::max()) {
-    detail::Fail(ErrorCode::kInvalidShape,
-                 "AdoptRuntimeVec: the tensor has shape " + detail::ShapeText(tensor.layout) +
-                     " but the array takes a 2-D tensor (tuples, components) with 1 to " +
-                     std::to_string(std::numeric_limits<::viskores::IdComponent>::max()) +
-                     " components");
+    kit::Site{"viskores", "AdoptRuntimeVec"}.Fail(
+        ErrorCode::kInvalidShape,
+        "the tensor has " + kit::LayoutText(tensor.layout) +
+            " but the array takes a 2-D tensor (tuples, components) with 1 to " +
+            std::to_string(std::numeric_limits<::viskores::IdComponent>::max()) + " components");
   }
   detail::Checked c = detail::Check<T>("AdoptRuntimeVec", tensor, components);
   c.values *= components;  // the components array counts every value
@@ -429,10 +403,11 @@ template <class T, ::viskores::IdComponent N>
     const std::string who = "AdoptSOA: component " + std::to_string(i) + ",";
     checked[i] = detail::Check<T>(who.c_str(), components[i], 0);
     if (checked[i].values != checked[0].values) {
-      detail::Fail(ErrorCode::kInvalidShape,
-                   "AdoptSOA: component " + std::to_string(i) + " has " +
-                       std::to_string(checked[i].values) + " values but component 0 has " +
-                       std::to_string(checked[0].values) + ": every component has one per tuple");
+      kit::Site{"viskores", "AdoptSOA"}.Fail(
+          ErrorCode::kInvalidShape,
+          "component " + std::to_string(i) + " has " + std::to_string(checked[i].values) +
+              " values but component 0 has " + std::to_string(checked[0].values) +
+              ": every component has one per tuple");
     }
   }
   for (std::size_t i = 0; i < checked.size(); ++i) {
@@ -497,11 +472,11 @@ std::vector<Tensor> ToTensors(const ::viskores::cont::ArrayHandleSOA<::viskores:
     const auto component = handle.GetArray(i);
     // Each component's own length: Viskores checks equal lengths in debug builds only.
     if (component.GetNumberOfValues() != handle.GetArray(0).GetNumberOfValues()) {
-      detail::Fail(ErrorCode::kInvalidShape,
-                   "ToTensors: component " + std::to_string(i) + " has " +
-                       std::to_string(component.GetNumberOfValues()) +
-                       " values but component 0 has " +
-                       std::to_string(handle.GetArray(0).GetNumberOfValues()));
+      kit::Site{"viskores", "ToTensors"}.Fail(
+          ErrorCode::kInvalidShape, "component " + std::to_string(i) + " has " +
+                                        std::to_string(component.GetNumberOfValues()) +
+                                        " values but component 0 has " +
+                                        std::to_string(handle.GetArray(0).GetNumberOfValues()));
     }
     const std::string role = "component_" + std::to_string(i);
     out.push_back(detail::Describe<T>("ToTensors", component, component.GetNumberOfValues(), 0,
