@@ -131,8 +131,9 @@ TEST_CASE("KIT-3 CheckView checks rank, dtype and read-only first, in that order
   t.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
   auto thrown = Thrown([&] { kit::CheckView(t, needs, kSite); });
   CHECK(thrown.first == ErrorCode::kInvalidShape);
-  CHECK(thrown.second.find("ndim 2 (shape [2, 3], strides [3, 1]); a test view takes ndim 0 to 1") !=
-        std::string::npos);
+  CHECK(
+      thrown.second.find("ndim 2 (shape [2, 3], strides [3, 1]); a test view takes ndim 0 to 1") !=
+      std::string::npos);
   needs.max_ndim = 2;
   thrown = Thrown([&] { kit::CheckView(t, needs, kSite); });
   CHECK(thrown.first == ErrorCode::kInvalidDtype);
@@ -206,4 +207,21 @@ TEST_CASE("KIT-3 CheckView refuses memory the CPU cannot read and misaligned ele
 TEST_CASE("KIT-3 DtypeText names dtypes DtypeName refuses") {
   CHECK(kit::DtypeText(DataTypeOf<float>()) == "float32");
   CHECK(kit::DtypeText(DLDataType{kDLFloat, 24, 1}) == "(code 2, bits 24, lanes 1)");
+}
+
+TEST_CASE("KIT-4 CheckStrides takes the exact strides a layout computes, extent-1 aside") {
+  float values[12] = {};
+  Tensor t = Over(values, sizeof values, {3, 1, 4}, {1, 5, 3});
+  const int64_t mine[3] = {1, 3, 3};  // a column-major mapping of (3, 1, 4)
+  CHECK_NOTHROW(kit::CheckStrides(t.layout, kit::StrideRule::kExact, mine, "a view", kSite));
+  const int64_t other[3] = {4, 4, 1};
+  const auto thrown =
+      Thrown([&] { kit::CheckStrides(t.layout, kit::StrideRule::kExact, other, "a view", kSite); });
+  CHECK(thrown.first == ErrorCode::kInvalidStrides);
+  CHECK(thrown.second.find("strides[0] is 1 (shape [3, 1, 4], strides [1, 5, 3]); a view needs "
+                           "strides [4, 4, 1]") != std::string::npos);
+  // No element: nothing steps, any stride goes.
+  Tensor none = Over(values, 0, {0, 3}, {-9, 0});
+  CHECK_NOTHROW(
+      kit::CheckStrides(none.layout, kit::StrideRule::kPositiveUnique, nullptr, "a view", kSite));
 }

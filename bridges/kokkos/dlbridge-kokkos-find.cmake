@@ -1,5 +1,6 @@
 # dlbridge_find_kokkos(): Kokkos 5 for the build and for dlbridgeConfig.cmake alike, as the
-# target dlbridge_kokkos_core. A Kokkos::kokkos the project already has (its own
+# target dlbridge_kokkos_core (the finder convention of cmake/DlbridgeBridge.cmake:
+# DLBRIDGE_KOKKOS_FOUND, _FOUND_AS; the bridge also needs dlbridge::mdspan, declared first). A Kokkos::kokkos the project already has (its own
 # find_package(Kokkos), e.g. a CUDA build with its launcher) is used as it is. Otherwise
 # Kokkos is found by its files, not its CMake package: Debian's libkokkos-dev 5.2.2-2 ships
 # a package that names static libraries it does not install (libkokkosalgorithms.a,
@@ -9,7 +10,9 @@
 # OpenMP, clang without libomp, leaves the bridge off). Sets DLBRIDGE_KOKKOS_FOUND.
 macro(dlbridge_find_kokkos)
   set(DLBRIDGE_KOKKOS_FOUND OFF)
-  if(TARGET dlbridge_kokkos_core)
+  if(NOT TARGET dlbridge::mdspan)
+    # The bridge stands on the mdspan bridge: without it there is nothing to build.
+  elseif(TARGET dlbridge_kokkos_core)
     set(DLBRIDGE_KOKKOS_FOUND ON)
   elseif(TARGET Kokkos::kokkos)
     add_library(dlbridge_kokkos_core INTERFACE IMPORTED)
@@ -51,5 +54,8 @@ macro(dlbridge_find_kokkos)
         INTERFACE_LINK_LIBRARIES "${DLBRIDGE_KOKKOS_CORE_LIBRARY};${_dlb_kokkos_omp};${CMAKE_DL_LIBS}")
       set(DLBRIDGE_KOKKOS_FOUND ON)
     endif()
+  endif()
+  if(DLBRIDGE_KOKKOS_FOUND)
+    set(DLBRIDGE_KOKKOS_FOUND_AS "Kokkos ${DLBRIDGE_KOKKOS_VERSION}")
   endif()
 endmacro()

@@ -1,6 +1,6 @@
 # Finds the Viskores the Viskores bridge builds against, in this order, and defines
 # dlbridge_viskores_core (an INTERFACE target naming it) with DLBRIDGE_VISKORES_FOUND and
-# DLBRIDGE_VISKORES_FROM:
+# DLBRIDGE_VISKORES_FROM (and _FOUND_AS, the finder convention of cmake/DlbridgeBridge.cmake):
 #  1. the Viskores that VTK 9.6 and later carry (target VTK::vtkviskores; Debian unstable's libvtk9-dev): first, so that the bridge and VTK's
 #     vtkmDataArray (see VTK-13) share one Viskores;
 #  2. a Viskores install (find_package(Viskores): Viskores 1.1 or later; the prefix given by
@@ -31,5 +31,6 @@ macro(dlbridge_find_viskores)
   endif()
   if(TARGET dlbridge_viskores_core)
     set(DLBRIDGE_VISKORES_FOUND TRUE)
+    set(DLBRIDGE_VISKORES_FOUND_AS "${DLBRIDGE_VISKORES_FROM}")
   endif()
 endmacro()

@@ -195,6 +195,7 @@ enum class StrideRule {
   kPositiveUnique,  ///< > 0, no two indices on one element (mdspan's layout_stride).
   kRowMajor,        ///< Exactly C-contiguous (layout_right, a VTK or Viskores buffer).
   kColMajor,        ///< Exactly Fortran-contiguous (layout_left).
+  kExact,           ///< Exactly ViewNeeds::exact_strides (a layout that computes its own).
 };
 
 /// What a framework's view of a tensor needs, for CheckView.
@@ -205,6 +206,8 @@ struct ViewNeeds {
   int32_t min_ndim = 0;                       ///< The fewest dimensions the view takes.
   int32_t max_ndim = TensorLayout::kMaxDims;  ///< The most dimensions the view takes.
   StrideRule strides = StrideRule::kAny;      ///< Which strides the view expresses.
+  /// For StrideRule::kExact: the ndim strides (elements) the view's layout computes.
+  const int64_t* exact_strides = nullptr;
   /// Whether the view lets its user write: a read-only tensor is then refused (kReadOnly).
   bool writes = false;
   /// What to do instead of a writable view of a read-only tensor, for the message.
@@ -223,15 +226,80 @@ struct CheckedView {
   Reach reach;           ///< How far the indices reach from element zero, in elements.
 };
 
+/// Checks `layout`'s strides against `rule` (`exact`: the ndim strides of StrideRule::kExact),
+/// throwing Error(kInvalidStrides) through `site`, naming the stride, the layout and what
+/// `view` (the framework's view, for the message) needs. Dimensions of extent 0 or 1, and
+/// every dimension of a layout without elements, take any stride. Throws Error(kOverflow) for
+/// an element count past int64. CheckView calls it; a bridge whose view computes its strides
+/// only after other checks (mdspan's mapping) calls it itself.
+// KIT-4: the stride rules, the free dimensions aside.
+inline void CheckStrides(const TensorLayout& layout, StrideRule rule, const int64_t* exact,
+                         const char* view, const Site& site) {
+  if (layout.ElementCount() == 0) return;  // kOverflow past int64; no element, no step
+  const int32_t ndim = layout.Ndim();
+  const IndexSpan shape = layout.Shape();
+  const IndexSpan strides = layout.Strides();
+  const auto refuse = [&](std::size_t i, const std::string& why) {
+    site.Fail(ErrorCode::kInvalidStrides,
+              "strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) + " (" +
+                  LayoutText(layout) + "); " + view + " " + why +
+                  ": copy the tensor first (CopyToHost gives a C-contiguous copy)");
+  };
+  if (rule == StrideRule::kExact) {
+    for (std::size_t i = 0; i < shape.size; ++i) {
+      if (shape[i] > 1 && strides[i] != exact[i]) {
+        refuse(i, "needs strides " + ListText(exact, shape.size) + " (extent-1 dimensions aside)");
+      }
+    }
+  } else if (rule == StrideRule::kRowMajor || rule == StrideRule::kColMajor) {
+    const bool row = rule == StrideRule::kRowMajor;
+    int64_t want = 1;  // fits: the element count, checked above, bounds the products
+    for (int32_t k = 0; k < ndim; ++k) {
+      const std::size_t i = static_cast<std::size_t>(row ? ndim - 1 - k : k);
+      if (shape[i] > 1 && strides[i] != want) {
+        refuse(i, std::string("needs ") + (row ? "C" : "Fortran") + "-contiguous strides (" +
+                      std::to_string(want) + " here)");
+      }
+      want *= shape[i];
+    }
+  } else if (rule != StrideRule::kAny) {
+    for (std::size_t i = 0; i < shape.size; ++i) {
+      if (shape[i] > 1 && strides[i] < 0) refuse(i, "takes no negative strides");
+      if (shape[i] > 1 && strides[i] == 0 && rule == StrideRule::kPositiveUnique) {
+        refuse(i, "takes no zero strides (no broadcast dimensions)");
+      }
+    }
+  }
+  if (rule == StrideRule::kPositiveUnique) {
+    // Unique: sorted by stride, each stride steps past all the dimension before it reaches.
+    std::size_t order[TensorLayout::kMaxDims];
+    std::size_t n = 0;
+    for (std::size_t r = 0; r < shape.size; ++r) {
+      if (shape[r] <= 1) continue;
+      std::size_t at = n++;
+      for (; at > 0 && strides[order[at - 1]] > strides[r]; --at) order[at] = order[at - 1];
+      order[at] = r;
+    }
+    for (std::size_t i = 1; i < n; ++i) {
+      const std::size_t prev = order[i - 1];
+      int64_t past = 0;  // overflowing: past every int64 stride, so an overlap too
+      if (CheckedMul(strides[prev], shape[prev], &past) || strides[order[i]] < past) {
+        refuse(order[i], "needs dimensions that do not overlap (it steps inside dimension " +
+                             std::to_string(prev) + ")");
+      }
+    }
+  }
+}
+
 /// Checks `tensor` for a framework's view before anything is built or moved, in this order,
 /// throwing Error through `site` with the layout named: kInvalidShape (ndim outside
 /// [min_ndim, max_ndim]); kInvalidDtype (not `needs.dtype`); kReadOnly (a read-only tensor
-/// and a view that writes); kInvalidStrides (a stride the rule refuses, extent-0 and
-/// extent-1 dimensions aside); kOverflow (a span past int64, see KIT-2);
+/// and a view that writes); kOverflow (a span past int64, see KIT-2); kInvalidStrides (a
+/// stride the rule refuses, see KIT-4);
 /// kUnsupportedDevice (memory the CPU cannot read, see HLP-4, unless `needs.any_device`);
 /// kInvalidArgument (element zero not aligned). Borrows `tensor`; takes nothing.
-// KIT-3: every view check of every bridge, in one order: shape, dtype, read-only, strides,
-// span, device, alignment.
+// KIT-3: every view check of every bridge, in one order: shape, dtype, read-only, span,
+// strides, device, alignment.
 inline CheckedView CheckView(const Tensor& tensor, const ViewNeeds& needs, const Site& site) {
   const TensorLayout& layout = tensor.layout;
   const int32_t ndim = layout.Ndim();
@@ -261,52 +329,7 @@ inline CheckedView CheckView(const Tensor& tensor, const ViewNeeds& needs, const
   checked.elements = layout.ElementCount();  // kOverflow past int64
   const int64_t itemBytes = (int64_t{layout.Dtype().bits} * layout.Dtype().lanes + 7) / 8;
   checked.reach = ReachOf(ndim, shape.data, strides.data, itemBytes, site);
-  if (!checked.reach.empty) {
-    const auto refuse = [&](std::size_t i, const std::string& why) {
-      site.Fail(ErrorCode::kInvalidStrides,
-                "strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) + " (" +
-                    LayoutText(layout) + "); " + needs.view + " " + why +
-                    ": copy the tensor first (CopyToHost gives a C-contiguous copy)");
-    };
-    if (needs.strides == StrideRule::kRowMajor || needs.strides == StrideRule::kColMajor) {
-      const bool row = needs.strides == StrideRule::kRowMajor;
-      int64_t want = 1;  // fits: the reach check bounded the product of the extents
-      for (int32_t k = 0; k < ndim; ++k) {
-        const std::size_t i = static_cast<std::size_t>(row ? ndim - 1 - k : k);
-        if (shape[i] > 1 && strides[i] != want) {
-          refuse(i, std::string("needs ") + (row ? "C" : "Fortran") + "-contiguous strides (" +
-                        std::to_string(want) + " here)");
-        }
-        want *= shape[i];
-      }
-    } else if (needs.strides != StrideRule::kAny) {
-      for (std::size_t i = 0; i < shape.size; ++i) {
-        if (shape[i] > 1 && strides[i] < 0) refuse(i, "takes no negative strides");
-        if (shape[i] > 1 && strides[i] == 0 && needs.strides == StrideRule::kPositiveUnique) {
-          refuse(i, "takes no zero strides (no broadcast dimensions)");
-        }
-      }
-    }
-    if (needs.strides == StrideRule::kPositiveUnique) {
-      // Unique: sorted by stride, each stride steps past all the dimension before it reaches.
-      std::size_t order[TensorLayout::kMaxDims];
-      std::size_t n = 0;
-      for (std::size_t r = 0; r < shape.size; ++r) {
-        if (shape[r] <= 1) continue;
-        std::size_t at = n++;
-        for (; at > 0 && strides[order[at - 1]] > strides[r]; --at) order[at] = order[at - 1];
-        order[at] = r;
-      }
-      for (std::size_t i = 1; i < n; ++i) {
-        const std::size_t prev = order[i - 1];
-        int64_t past = 0;  // overflowing: past every int64 stride, so an overlap too
-        if (CheckedMul(strides[prev], shape[prev], &past) || strides[order[i]] < past) {
-          refuse(order[i], "needs dimensions that do not overlap (it steps inside dimension " +
-                               std::to_string(prev) + ")");
-        }
-      }
-    }
-  }
+  CheckStrides(layout, needs.strides, needs.exact_strides, needs.view, site);
   if (needs.any_device) {
     const int64_t zero = tensor.descriptor.GetPointer() + static_cast<int64_t>(layout.ByteOffset());
     checked.data = reinterpret_cast<void*>(static_cast<intptr_t>(zero));

@@ -184,6 +184,12 @@ TEST_CASE("KOK-4 a tensor becomes a View only in the memory space of its device"
                   ErrorCode::kUnsupportedDevice,
                   "View: the tensor's device type is kDLCUDA (memory space \"cuda\") but the "
                   "View's memory space is Host, which takes kDLCPU, kDLCUDAHost, kDLROCMHost");
+  // A CPU device type on GPU memory is not host memory: the host space reads the memory space
+  // too (the host rule, see HLP-4), not only the device type.
+  CHECK_DLB_ERROR(kk::View<float**>(host(DLDevice{kDLCPU, 0}, "cuda")),
+                  ErrorCode::kUnsupportedDevice,
+                  "dlbridge::mdspan::View: memory space \"cuda\" (device type kDLCPU) is not "
+                  "host-readable");
   // A device space takes its own type only (checked through the stand-in types: this Kokkos
   // may have no GPU backend).
   using FakeCuda = FakeSpace<'C', 'u', 'd', 'a'>;

@@ -509,3 +509,18 @@ TEST_CASE("CV-5 pinned host memory is host memory to a Mat, as the kit's host ru
   }
   CHECK(release.calls == 1);
 }
+
+TEST_CASE("KIT-6 the OpenCV bridge answers to ToTensor and Adopt") {
+  CountingAllocator counting;
+  cv::Mat original = CountedMat(counting, 3, 4, CV_8UC1);
+  Tensor held = ocv::ToTensor(original);
+  CHECK(held.Data<uint8_t>() == original.data);
+  dlbtest::Buffer buffer;
+  Tensor lent = ocv::ToTensor(cv::Mat(2, 2, CV_8UC1, buffer.bytes), dlbridge::MakeOwner(1));
+  CHECK(lent.descriptor.HasOwnership());
+  cv::Mat back = ocv::Adopt(std::move(held));
+  CHECK(back.data == original.data);
+  original.release();
+  back.release();
+  CHECK(counting.frees == 1);
+}

@@ -163,5 +163,9 @@ at::Tensor ToAten(dlbridge::Tensor&& tensor) {
   return detail::ImportLegacy(exported, asBool);
 }
 
+dlbridge::Tensor ToTensor(const at::Tensor& tensor) { return FromAten(tensor); }
+
+at::Tensor Adopt(dlbridge::Tensor&& tensor) { return ToAten(std::move(tensor)); }
+
 }  // namespace torch
 }  // namespace dlbridge

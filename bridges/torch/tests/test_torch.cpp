@@ -2,11 +2,12 @@
 // libtorch's C++ API, dlbridge's DLPack 1.x headers and the bridge together (TOR-7): compiling
 // it is part of the test.
 #include <torch/torch.h>
-
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+// doctest after libtorch: its CHECK replaces glog's, which libtorch's headers define.
+// clang-format off
 #include <dlbridge/dlbridge.h>
 #include <dlbridge/torch.h>
 #include <doctest/doctest.h>
+// clang-format on
 
 #include <atomic>
 #include <cstdint>
@@ -195,14 +196,18 @@ TEST_CASE("TOR-3 FromAten refuses what it cannot share without a copy, holding n
     return std::string();
   };
   CHECK(refused(at::Tensor(), dlbridge::ErrorCode::kInvalidArgument) ==
-        "dlbridge::torch::FromAten: the at::Tensor is undefined (it holds no memory); pass a defined tensor");
+        "dlbridge::torch::FromAten: the at::Tensor is undefined (it holds no memory); pass a "
+        "defined tensor");
   CHECK(refused(at::eye(3).to_sparse(), dlbridge::ErrorCode::kInvalidArgument) ==
-        "dlbridge::torch::FromAten: the tensor's layout is Sparse; only strided (dense) tensors share their "
+        "dlbridge::torch::FromAten: the tensor's layout is Sparse; only strided (dense) tensors "
+        "share their "
         "memory: call to_dense() first");
   CHECK(refused(at::empty({2}, at::device(at::kMeta)), dlbridge::ErrorCode::kUnsupportedDevice) ==
-        "dlbridge::torch::FromAten: the tensor is on device meta; accepted: cpu (call .cpu() first, which copies)");
+        "dlbridge::torch::FromAten: the tensor is on device meta; accepted: cpu (call .cpu() "
+        "first, which copies)");
   CHECK(refused(at::ones({2}, at::kComplexFloat).conj(), dlbridge::ErrorCode::kInvalidArgument) ==
-        "dlbridge::torch::FromAten: the tensor has its conjugate bit set, so its memory does not hold its values; "
+        "dlbridge::torch::FromAten: the tensor has its conjugate bit set, so its memory does not "
+        "hold its values; "
         "call resolve_conj() and resolve_neg() first");
   CHECK(refused(at::ones({2}, at::kComplexHalf), dlbridge::ErrorCode::kUnsupportedDtype)
             .find("ComplexHalf has no DLPack dtype") != std::string::npos);
@@ -211,7 +216,8 @@ TEST_CASE("TOR-3 FromAten refuses what it cannot share without a copy, holding n
   const std::string quantized = refused(at::quantize_per_tensor(at::ones({2}), 0.5, 0, at::kQInt8),
                                         dlbridge::ErrorCode::kUnsupportedDtype);
   CHECK(quantized ==
-        "dlbridge::torch::FromAten: libtorch's dtype QInt8 has no DLPack dtype; accepted: bool, uint8, int8, "
+        "dlbridge::torch::FromAten: libtorch's dtype QInt8 has no DLPack dtype; accepted: bool, "
+        "uint8, int8, "
         "int16, int32, int64, float16, float32, float64, bfloat16, complex64, complex128");
 }
 
@@ -300,7 +306,8 @@ TEST_CASE("TOR-5 ToAten refuses what libtorch 1.13 cannot take, the tensor keeps
     t.layout = dlbridge::TensorLayout({kDLUInt, 16, 1}, {16});
     code = dlbridge::ErrorCode::kUnsupportedDtype;
     message =
-        "dlbridge::torch::ToAten: dtype uint16 has no libtorch type; accepted: bool, uint8, int8, int16, int32, "
+        "dlbridge::torch::ToAten: dtype uint16 has no libtorch type; accepted: bool, uint8, int8, "
+        "int16, int32, "
         "int64, float16, float32, float64, bfloat16, complex64, complex128";
   }
   SUBCASE("lanes") {
@@ -358,7 +365,8 @@ TEST_CASE("TOR-6 a libtorch failure after the hand-off releases the hold exactly
   dlbridge::torch::detail::AtenImporter importer = nullptr;
   dlbridge::ErrorCode code = dlbridge::ErrorCode::kInvalidArgument;
   std::string message =
-      "dlbridge::torch::ToAten: libtorch failed to take the tensor (its hold has been released): libtorch says "
+      "dlbridge::torch::ToAten: libtorch failed to take the tensor (its hold has been released): "
+      "libtorch says "
       "no";
   SUBCASE("libtorch throws before it takes the tensor over") {
     importer = [](void*) -> at::Tensor { TORCH_CHECK(false, "libtorch says no"); };
@@ -382,7 +390,8 @@ TEST_CASE("TOR-6 a libtorch failure after the hand-off releases the hold exactly
     importer = [](void*) -> at::Tensor { throw std::bad_alloc(); };
     code = dlbridge::ErrorCode::kOutOfMemory;
     message =
-        "dlbridge::torch::ToAten: libtorch failed to take the tensor (its hold has been released): out of memory";
+        "dlbridge::torch::ToAten: libtorch failed to take the tensor (its hold has been released): "
+        "out of memory";
   }
   try {
     (void)dlbridge::torch::detail::ImportLegacy(exported, false, importer);
@@ -467,4 +476,18 @@ TEST_CASE("TOR-5 pinned host memory goes to libtorch as a CPU tensor, zero copy 
     CHECK(counter.calls == 0);
   }
   CHECK(counter.calls == 1);
+}
+
+TEST_CASE("KIT-6 the libtorch bridge answers to ToTensor and Adopt") {
+  std::vector<float> data(6, 3.0f);
+  std::atomic<int> frees{0};
+  at::Tensor original = CountedTorchTensor(data.data(), {2, 3}, &frees);
+  dlbridge::Tensor described = dlbridge::torch::ToTensor(original);
+  CHECK(described.Data<float>() == data.data());
+  at::Tensor back = dlbridge::torch::Adopt(std::move(described));
+  CHECK(back.data_ptr() == original.data_ptr());
+  CHECK_FALSE(described.descriptor.HasOwnership());  // the hold moved into libtorch
+  original = at::Tensor();
+  back = at::Tensor();
+  CHECK(frees == 1);
 }

@@ -242,3 +242,26 @@ TEST_CASE("VTK-16 DescribeBuffers gives the buffers the array owns, and nothing 
   CHECK(dlbridge::vtk::DescribeBuffers(strings).empty());
   CHECK(dlbridge::vtk::DescribeBuffers(nullptr).empty());
 }
+
+TEST_CASE("KIT-6 the VTK bridge answers to ToTensor, ToTensors and Adopt") {
+  vtkNew<vtkFloatArray> array;
+  array->SetNumberOfComponents(2);
+  array->SetNumberOfTuples(3);
+  const int references = array->GetReferenceCount();
+  {
+    dlbridge::Tensor t = dlbridge::vtk::ToTensor(array);
+    CHECK(t.Data<float>() == array->GetPointer(0));
+    CHECK(t.layout.Shape()[1] == 2);
+    vtkSmartPointer<vtkDataArray> again = dlbridge::vtk::Adopt(std::move(t));
+    CHECK(again->GetVoidPointer(0) == array->GetVoidPointer(0));
+  }
+  CHECK(array->GetReferenceCount() == references);
+  vtkNew<vtkSOADataArrayTemplate<float>> soa;
+  std::vector<float> x(3, 1.0f), y(3, 2.0f);
+  soa->SetNumberOfComponents(2);
+  soa->SetArray(0, x.data(), 3, true, true);
+  soa->SetArray(1, y.data(), 3, true, true);
+  std::vector<dlbridge::Tensor> parts = dlbridge::vtk::ToTensors(soa);
+  REQUIRE(parts.size() == 2);
+  CHECK(parts[1].Data<float>() == y.data());
+}

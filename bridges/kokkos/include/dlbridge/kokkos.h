@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dlbridge/bridge_kit.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/error.h"
 #include "dlbridge/mdspan.h"
@@ -89,10 +90,7 @@ DLDevice DeviceOf() {
 
 namespace detail {
 
-// The bridge's one throw (the core's error funnel is internal to the library).
-[[noreturn]] inline void Fail(ErrorCode code, const std::string& message) {
-  throw Error(code, "dlbridge::kokkos::" + message);
-}
+inline constexpr kit::Site kView{"kokkos", "View"};
 
 // Kokkos' array layouts as the mdspan layouts the mdspan bridge checks against.
 template <class Layout>
@@ -136,10 +134,11 @@ void CheckImportDevice(const Tensor& tensor) {
   if (space.device_type == kDLCPU) {
     wanted = DeviceTypeNames([](const DeviceTypeInfo& r) { return r.host_addressable; });
   }
-  detail::Fail(ErrorCode::kUnsupportedDevice,
-               "View: the tensor's device type is " + std::string(DeviceTypeName(type)) +
-                   " (memory space \"" + tensor.descriptor.GetMemorySpace() +
-                   "\") but the View's memory space is " + space.name + ", which takes " + wanted);
+  detail::kView.Fail(ErrorCode::kUnsupportedDevice,
+                     "the tensor's device type is " + std::string(DeviceTypeName(type)) +
+                         " (memory space \"" + tensor.descriptor.GetMemorySpace() +
+                         "\") but the View's memory space is " + space.name + ", which takes " +
+                         wanted);
 }
 
 /// A tensor over `view`'s elements (zero copy) that holds `owner` — the shared_ptr that owns
@@ -200,8 +199,12 @@ UnmanagedView<DataType, Layout, Space> View(const Tensor& tensor) {
   using Md = Kokkos::mdspan<typename Result::value_type, typename Result::extents_type,
                             typename detail::MdspanLayout<Layout>::type>;
   CheckImportDevice<Space>(tensor);
+  // A space the CPU reads (Host, the pinned ones) reads the memory here: the host rule too,
+  // which also reads the memory space (see HLP-4). Device spaces read it where it lives; their
+  // device was checked above.
+  const DeviceTypeInfo* row = FindDeviceType(SpaceRowOf<Space>().device_type);
   mdspan::ViewOptions where;
-  where.any_device = true;  // the space's device was checked above
+  where.any_device = row == nullptr || !row->host_addressable;
   const Md span = mdspan::View<Md>(tensor, where);
   Layout layout;
   for (std::size_t r = 0; r < Md::rank(); ++r) {

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dlbridge/bridge_kit.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/dtype.h"
 #include "dlbridge/error.h"
@@ -38,10 +39,8 @@ struct ViewOptions {
 
 namespace detail {
 
-// The bridge's one throw (the core's error funnel is internal to the library).
-[[noreturn]] inline void Fail(ErrorCode code, const std::string& message) {
-  throw Error(code, "dlbridge::mdspan::" + message);
-}
+inline constexpr kit::Site kToTensor{"mdspan", "ToTensor"};
+inline constexpr kit::Site kView{"mdspan", "View"};
 
 // An mdspan whose elements are `data_handle()[offset]`: a pointer handle and a plain
 // reference (default_accessor, aligned_accessor); proxies (atomic_accessor) are not memory.
@@ -65,25 +64,17 @@ inline constexpr bool kFromExtents =
     !kFromStrides<Mapping> &&
     std::is_constructible_v<Mapping, const typename Mapping::extents_type&>;
 
-template <class Range>
-std::string List(const Range& values, std::size_t n) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < n; ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "]";
-}
-
-inline std::string Describe(const TensorLayout& layout) {
-  return "shape " + List(layout.Shape(), layout.Shape().size) + ", strides " +
-         List(layout.Strides(), layout.Strides().size);
-}
-
-inline std::string NameOf(DLDataType dtype) {
-  try {
-    return DtypeName(dtype);
-  } catch (const Error&) {
-    return "(code " + std::to_string(dtype.code) + ", bits " + std::to_string(dtype.bits) +
-           ", lanes " + std::to_string(dtype.lanes) + ")";
+// An index (extent or stride) as int64; an unsigned one past INT64_MAX is refused, never
+// wrapped (see HLP-9).
+template <class Index>
+int64_t ToInt64(Index value, const char* what, std::size_t r) {
+  if constexpr (std::is_unsigned_v<Index>) {
+    if (static_cast<uint64_t>(value) > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      kToTensor.Fail(ErrorCode::kOverflow, std::string(what) + "[" + std::to_string(r) + "] is " +
+                                               std::to_string(value) + ", past INT64_MAX");
+    }
   }
+  return static_cast<int64_t>(value);
 }
 
 // Whether `value` (>= 0) fits the index type.
@@ -118,7 +109,6 @@ Tensor ToTensor(const MdSpan& span, std::shared_ptr<const void> owner,
                 DLDevice device = DLDevice{kDLCPU, 0}) {
   using T = typename MdSpan::element_type;
   using Mapping = typename MdSpan::mapping_type;
-  using Index = typename MdSpan::index_type;
   constexpr std::size_t kRank = MdSpan::rank();
   // MDS-4: what the bridge cannot describe stops the build.
   static_assert(detail::kPointerAccess<MdSpan>,
@@ -129,55 +119,44 @@ Tensor ToTensor(const MdSpan& span, std::shared_ptr<const void> owner,
                 "dlbridge::mdspan::ToTensor: the layout is not always strided; DLPack "
                 "describes strided layouts only (layout_right, layout_left, layout_stride)");
   const Mapping& mapping = span.mapping();
-  std::array<Index, kRank> shape{};
-  std::array<Index, kRank> strides{};
+  std::array<int64_t, kRank> shape{};
+  std::array<int64_t, kRank> strides{};
   if constexpr (kRank > 0) {  // a rank-0 mapping has no stride()
     for (std::size_t r = 0; r < kRank; ++r) {
-      shape[r] = span.extent(r);
-      strides[r] = mapping.stride(r);
+      shape[r] = detail::ToInt64(span.extent(r), "extent", r);
+      strides[r] = detail::ToInt64(mapping.stride(r), "stride", r);
     }
   }
-  const DeviceTypeInfo* row = FindDeviceType(device.device_type);
-  if (row == nullptr || !row->exported) {
-    detail::Fail(ErrorCode::kUnsupportedDevice,
-                 "ToTensor: device type " + std::to_string(device.device_type) + " (" +
-                     DeviceTypeName(device.device_type) +
-                     ") has no memory space that exports it; accepted: " +
-                     DeviceTypeNames([](const DeviceTypeInfo& r) { return r.exported; }));
-  }
-  const auto elements = static_cast<uint64_t>(mapping.required_span_size());
-  if (elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / sizeof(T)) {
-    detail::Fail(ErrorCode::kOverflow, "ToTensor: the mdspan spans " + std::to_string(elements) +
-                                           " elements, past INT64_MAX bytes");
-  }
-  Tensor t;
-  t.layout = TensorLayout(DataTypeOf<std::remove_cv_t<T>>(), shape, strides);
-  t.descriptor.Set(span.data_handle(), static_cast<int64_t>(elements * sizeof(T)),
-                   MemorySpaceName(row->space));
-  t.device = device;
+  kit::StridedArray array;
+  array.data = span.data_handle();
+  array.dtype = DataTypeOf<std::remove_cv_t<T>>();
+  array.ndim = static_cast<int32_t>(kRank);
+  array.shape = shape.data();
+  array.strides = strides.data();
+  array.device = device;
   // MDS-3: const elements export read-only.
-  if constexpr (std::is_const_v<T>) t.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+  array.read_only = std::is_const_v<T>;
   // MDS-2: the caller's owner is the hold; none leaves the allow_unowned opt-in (see EXP-3).
-  t.descriptor.SetOwner(std::move(owner));
-  return t;
+  return kit::Describe(array, std::move(owner), detail::kToTensor);
 }
 
 /// `tensor`'s elements as the mdspan type `MdSpan` (e.g. `std::mdspan<float,
 /// std::dextents<std::size_t, 2>, std::layout_left>` or its Kokkos spelling), zero copy. The
 /// mdspan borrows: it is valid while `tensor`'s descriptor holds the memory. Throws
-/// dlbridge::Error naming the tensor's layout and what `MdSpan` needs, checked in this order:
-/// kInvalidShape when ndim is not `MdSpan::rank()`; kInvalidDtype when the dtype is not
-/// DataTypeOf<element_type>(); kReadOnly for mutable elements over a read-only tensor (name
-/// const elements); kInvalidShape when a static extent differs from the shape; kOverflow when
-/// an extent, a stride or the span does not fit `index_type`; kInvalidStrides when the
-/// strides are not the layout's: layout_right and layout_left take exactly their contiguous
-/// strides, layout_stride takes positive strides whose elements do not overlap (no negative
-/// or zero stride: mdspan's layout_stride requires a unique mapping with strides > 0); the
-/// stride of an extent-1 dimension, and every stride of a tensor without elements, is free
-/// (no index reaches it); kUnsupportedDevice for memory the CPU cannot read, unless
-/// `options.any_device`; kInvalidArgument when element zero is not aligned to the element
-/// type. A layout other than these (one whose mapping is built neither from extents nor
-/// from extents and strides) or a non-pointer accessor does not compile.
+/// dlbridge::Error naming the tensor's layout and what `MdSpan` needs, checked in this order
+/// (the kit's view checks first, see KIT-3): kInvalidShape when ndim is not `MdSpan::rank()`;
+/// kInvalidDtype when the dtype is not DataTypeOf<element_type>(); kReadOnly for mutable
+/// elements over a read-only tensor (name const elements); kOverflow for a span past int64;
+/// kUnsupportedDevice for memory the CPU cannot read, unless `options.any_device`;
+/// kInvalidArgument when element zero is not aligned to the element type; then
+/// kInvalidShape when a static extent differs from the shape; kOverflow when an extent, a
+/// stride or the span does not fit `index_type`; kInvalidStrides when the strides are not the
+/// layout's: layout_right and layout_left take exactly their contiguous strides,
+/// layout_stride takes positive strides whose elements do not overlap (no negative or zero
+/// stride: mdspan's layout_stride requires a unique mapping with strides > 0); the stride of
+/// an extent-1 dimension, and every stride of a tensor without elements, is free (no index
+/// reaches it). A layout other than these (one whose mapping is built neither from extents
+/// nor from extents and strides) or a non-pointer accessor does not compile.
 // MDS-5: the rank and the dtype come first: every later check reads them.
 template <class MdSpan>
 MdSpan View(const Tensor& tensor, const ViewOptions& options = {}) {
@@ -195,25 +174,19 @@ MdSpan View(const Tensor& tensor, const ViewOptions& options = {}) {
   const TensorLayout& layout = tensor.layout;
   const IndexSpan shape = layout.Shape();
   const IndexSpan strides = layout.Strides();
-  if (layout.Ndim() != static_cast<int32_t>(kRank)) {
-    detail::Fail(ErrorCode::kInvalidShape,
-                 "View: the tensor has ndim " + std::to_string(layout.Ndim()) + " (" +
-                     detail::Describe(layout) + "); the mdspan has rank " + std::to_string(kRank));
-  }
-  if (!SameDataType(layout.Dtype(), DataTypeOf<std::remove_cv_t<T>>())) {
-    detail::Fail(ErrorCode::kInvalidDtype, "View: the mdspan's element type is " +
-                                               detail::NameOf(DataTypeOf<std::remove_cv_t<T>>()) +
-                                               " but the tensor's dtype is " +
-                                               detail::NameOf(layout.Dtype()));
-  }
-  // MDS-3: a mutable mdspan would let its user write to a read-only tensor.
-  if constexpr (!std::is_const_v<T>) {
-    if ((tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
-      detail::Fail(ErrorCode::kReadOnly,
-                   "View: the tensor is read-only (DLPACK_FLAG_BITMASK_READ_ONLY); name an "
-                   "mdspan of const elements");
-    }
-  }
+  // The kit's checks (see KIT-3): rank, dtype, read-only (MDS-3: a mutable mdspan would let
+  // its user write to a read-only tensor), span, host-readable memory unless the caller reads
+  // it where it lives (MDS-9, see HLP-4), alignment (MDS-8: every element is aligned when
+  // element zero is). The strides wait for the mapping (MDS-7).
+  kit::ViewNeeds needs;
+  needs.view = "the mdspan";
+  needs.dtype = DataTypeOf<std::remove_cv_t<T>>();
+  needs.min_ndim = needs.max_ndim = static_cast<int32_t>(kRank);
+  needs.writes = !std::is_const_v<T>;
+  needs.read_only_advice = "name an mdspan of const elements";
+  needs.any_device = options.any_device;
+  needs.alignment = alignof(T);
+  const kit::CheckedView checked = kit::CheckView(tensor, needs, detail::kView);
   // MDS-6: static extents equal, dynamic ones and the index space fit index_type.
   std::array<Index, kRank> extents{};
   bool empty = false;
@@ -221,89 +194,56 @@ MdSpan View(const Tensor& tensor, const ViewOptions& options = {}) {
     const std::size_t fixed = Extents::static_extent(r);
     if (fixed != static_cast<std::size_t>(-1) &&  // dynamic_extent in every family
         static_cast<uint64_t>(shape[r]) != static_cast<uint64_t>(fixed)) {
-      detail::Fail(ErrorCode::kInvalidShape,
-                   "View: shape[" + std::to_string(r) + "] is " + std::to_string(shape[r]) + " (" +
-                       detail::Describe(layout) + ") but the mdspan's static extent " +
-                       std::to_string(r) + " is " + std::to_string(fixed));
+      detail::kView.Fail(ErrorCode::kInvalidShape,
+                         "shape[" + std::to_string(r) + "] is " + std::to_string(shape[r]) + " (" +
+                             kit::LayoutText(layout) + ") but the mdspan's static extent " +
+                             std::to_string(r) + " is " + std::to_string(fixed));
     }
     if (!detail::Fits<Index>(shape[r])) {
-      detail::Fail(ErrorCode::kOverflow, "View: shape[" + std::to_string(r) + "] is " +
-                                             std::to_string(shape[r]) +
-                                             ", past the mdspan's index_type");
+      detail::kView.Fail(ErrorCode::kOverflow, "shape[" + std::to_string(r) + "] is " +
+                                                   std::to_string(shape[r]) +
+                                                   ", past the mdspan's index_type");
     }
     extents[r] = static_cast<Index>(shape[r]);
     empty = empty || shape[r] == 0;
   }
-  const int64_t count = layout.ElementCount();  // kOverflow past int64
+  const int64_t count = checked.elements;
   if (!detail::Fits<Index>(count)) {
-    detail::Fail(ErrorCode::kOverflow, "View: the tensor has " + std::to_string(count) +
-                                           " elements, past the mdspan's index_type");
+    detail::kView.Fail(ErrorCode::kOverflow, "the tensor has " + std::to_string(count) +
+                                                 " elements, past the mdspan's index_type");
   }
   const Extents ext(extents);
   // MDS-7: the strides the layout can express, the free ones aside.
   Mapping mapping{};
   if constexpr (detail::kFromExtents<Mapping>) {
     mapping = Mapping(ext);
+    std::array<int64_t, kRank> exact{};
     if constexpr (kRank > 0) {  // a rank-0 mapping has no stride()
-      for (std::size_t r = 0; r < kRank && !empty; ++r) {
-        if (shape[r] > 1 && strides[r] != static_cast<int64_t>(mapping.stride(r))) {
-          std::array<int64_t, kRank> want{};
-          for (std::size_t i = 0; i < kRank; ++i) want[i] = static_cast<int64_t>(mapping.stride(i));
-          detail::Fail(ErrorCode::kInvalidStrides,
-                       "View: strides[" + std::to_string(r) + "] is " + std::to_string(strides[r]) +
-                           " (" + detail::Describe(layout) + ") but the mdspan's layout needs " +
-                           "strides " + detail::List(want, kRank) +
-                           " (extent-1 dimensions aside): name layout_stride, or copy the tensor");
-        }
-      }
+      for (std::size_t r = 0; r < kRank; ++r) exact[r] = static_cast<int64_t>(mapping.stride(r));
     }
+    kit::CheckStrides(layout, kit::StrideRule::kExact, exact.data(), "the mdspan's layout",
+                      detail::kView);
   } else {
     // Free strides get values the layout accepts: an extent-1 dimension the largest reach
     // (past every other element, so no overlap), every dimension of an empty tensor 1.
+    // mdspan's layout_stride requires a unique mapping with strides > 0.
+    kit::CheckStrides(layout, kit::StrideRule::kPositiveUnique, nullptr, "mdspan's layout_stride",
+                      detail::kView);
     uint64_t reach = 1;
     for (std::size_t r = 0; r < kRank && !empty; ++r) {
       if (shape[r] <= 1) continue;
-      if (strides[r] <= 0) {
-        detail::Fail(ErrorCode::kInvalidStrides,
-                     "View: strides[" + std::to_string(r) + "] is " + std::to_string(strides[r]) +
-                         " (" + detail::Describe(layout) + "); mdspan's layout_stride takes " +
-                         "strides > 0 only (" +
-                         (strides[r] < 0 ? "no reversed views" : "no broadcast dimensions") +
-                         "): copy the tensor first (CopyToHost)");
-      }
       if (!detail::Fits<Index>(strides[r])) {
-        detail::Fail(ErrorCode::kOverflow, "View: strides[" + std::to_string(r) + "] is " +
-                                               std::to_string(strides[r]) +
-                                               ", past the mdspan's index_type");
+        detail::kView.Fail(ErrorCode::kOverflow, "strides[" + std::to_string(r) + "] is " +
+                                                     std::to_string(strides[r]) +
+                                                     ", past the mdspan's index_type");
       }
       const uint64_t far =
           detail::SaturatingMul(static_cast<uint64_t>(strides[r]), static_cast<uint64_t>(shape[r]));
       if (far > reach) reach = far;
     }
-    // Unique: sorted by stride, each stride reaches past the dimension before it.
-    std::array<std::size_t, kRank> order{};
-    std::size_t n = 0;
-    for (std::size_t r = 0; r < kRank && !empty; ++r) {
-      if (shape[r] <= 1) continue;
-      std::size_t at = n++;
-      for (; at > 0 && strides[order[at - 1]] > strides[r]; --at) order[at] = order[at - 1];
-      order[at] = r;
-    }
-    for (std::size_t i = 1; i < n; ++i) {
-      const std::size_t prev = order[i - 1];
-      if (static_cast<uint64_t>(strides[order[i]]) <
-          detail::SaturatingMul(static_cast<uint64_t>(strides[prev]),
-                                static_cast<uint64_t>(shape[prev]))) {
-        detail::Fail(ErrorCode::kInvalidStrides,
-                     "View: dimensions " + std::to_string(prev) + " and " +
-                         std::to_string(order[i]) + " overlap (" + detail::Describe(layout) +
-                         "); mdspan's layout_stride requires that no two indices share an "
-                         "element: copy the tensor first (CopyToHost)");
-      }
-    }
     if (reach > static_cast<uint64_t>(std::numeric_limits<Index>::max())) {
-      detail::Fail(ErrorCode::kOverflow, "View: the tensor reaches " + std::to_string(reach) +
-                                             " elements, past the mdspan's index_type");
+      detail::kView.Fail(ErrorCode::kOverflow, "the tensor reaches " + std::to_string(reach) +
+                                                   " elements, past the mdspan's index_type");
     }
     detail::StrideArray<Mapping> given{};
     uint64_t next = 1;  // empty: row-major strides of the extents with 0 read as 1
@@ -314,28 +254,14 @@ MdSpan View(const Tensor& tensor, const ViewOptions& options = {}) {
         given[r] = static_cast<Index>(next);
         next = detail::SaturatingMul(next, static_cast<uint64_t>(shape[r] > 1 ? shape[r] : 1));
       } else {
-        detail::Fail(ErrorCode::kOverflow, "View: the extents of the empty tensor (" +
-                                               detail::Describe(layout) +
-                                               ") reach past the mdspan's index_type");
+        detail::kView.Fail(ErrorCode::kOverflow, "the extents of the empty tensor (" +
+                                                     kit::LayoutText(layout) +
+                                                     ") reach past the mdspan's index_type");
       }
     }
     mapping = Mapping(ext, given);
   }
-  // MDS-9: host-readable memory (see HLP-4) unless the caller reads it where it lives.
-  T* data = nullptr;
-  if (options.any_device) {
-    const int64_t zero = tensor.descriptor.GetPointer() + static_cast<int64_t>(layout.ByteOffset());
-    data = reinterpret_cast<T*>(static_cast<intptr_t>(zero));
-  } else {
-    data = tensor.Data<T>();
-  }
-  // MDS-8: every element is aligned when element zero is (strides count whole elements).
-  if (reinterpret_cast<uintptr_t>(data) % alignof(T) != 0) {
-    detail::Fail(ErrorCode::kInvalidArgument,
-                 "View: element zero is not aligned to its type's " + std::to_string(alignof(T)) +
-                     " bytes (byte offset " + std::to_string(layout.ByteOffset()) +
-                     "): copy the tensor first (CopyToHost)");
-  }
+  T* data = static_cast<T*>(checked.data);
   return MdSpan(data, mapping);
 }
 

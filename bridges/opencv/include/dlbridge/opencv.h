@@ -416,5 +416,20 @@ inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
   }
 }
 
+/// FromMat under the bridges' one naming scheme (spec/bridges.md, "Naming"; see KIT-6).
+template <class M, class = std::enable_if_t<detail::kIsMat<M>>>
+Tensor ToTensor(M&& mat) {
+  return FromMat(std::forward<M>(mat));
+}
+/// FromMat(mat, owner) under the bridges' one naming scheme (see KIT-6).
+template <class M, class = std::enable_if_t<detail::kIsMat<M>>>
+Tensor ToTensor(M&& mat, std::shared_ptr<const void> owner) {
+  return FromMat(std::forward<M>(mat), std::move(owner));
+}
+/// ToMat under the bridges' one naming scheme: the hold moves into the Mat (see KIT-6).
+inline cv::Mat Adopt(Tensor&& tensor, const MatOptions& options = {}) {
+  return ToMat(std::move(tensor), options);
+}
+
 }  // namespace opencv
 }  // namespace dlbridge

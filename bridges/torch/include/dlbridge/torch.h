@@ -61,5 +61,10 @@ dlbridge::Tensor FromAten(const at::Tensor& tensor);
 /// thrown as dlbridge::Error (kInvalidArgument, or kOutOfMemory), with libtorch's message.
 at::Tensor ToAten(dlbridge::Tensor&& tensor);
 
+/// FromAten under the bridges' one naming scheme (spec/bridges.md, "Naming"; see KIT-6).
+dlbridge::Tensor ToTensor(const at::Tensor& tensor);
+/// ToAten under the bridges' one naming scheme: the hold moves into libtorch (see KIT-6).
+at::Tensor Adopt(dlbridge::Tensor&& tensor);
+
 }  // namespace torch
 }  // namespace dlbridge

@@ -150,6 +150,11 @@ DLBRIDGE_VTK_API std::vector<Tensor> ExportComponents(vtkAbstractArray* array);
 /// flattened temporary. Throws only Error(kOutOfMemory) (the hold's block) and kOverflow.
 DLBRIDGE_VTK_API std::vector<MemoryDescriptor> DescribeBuffers(vtkAbstractArray* array);
 
+/// Export under the bridges' one naming scheme (spec/bridges.md, "Naming"; see KIT-6).
+inline Tensor ToTensor(vtkAbstractArray* array) { return Export(array); }
+/// ExportComponents under the bridges' one naming scheme (as Viskores' ToTensors; see KIT-6).
+inline std::vector<Tensor> ToTensors(vtkAbstractArray* array) { return ExportComponents(array); }
+
 /// How many adopted holds the hand-off registry keeps now (arrays whose memory VTK has not
 /// freed yet). For tests and leak checks; thread-safe.
 DLBRIDGE_VTK_API int64_t AdoptedHoldCount() noexcept;
