@@ -128,6 +128,16 @@ RULES = [
         "used by the C API; Python uses public headers only",
     ),
 ]
+# Bullets that require an include instead of forbidding one: every bridge (its headers and
+# sources under bridges/<name>/) reaches the header, through at least one of its files.
+REQUIRED = [
+    (
+        "Every bridge builds on the kit.",
+        PUBLIC + "bridge_kit.h",
+        "describe and check through dlbridge/bridge_kit.h (kit::Describe, kit::CheckView) "
+        "instead of restating its checks",
+    ),
+]
 # The C API's two allowed src/ headers (see the rule above and the page).
 C_API_ALLOWED = {"src/error_internal.h", "src/callback_internal.h"}
 # Bullets of the section that are not about includes, and where they are checked instead.
@@ -221,7 +231,27 @@ def check(graph):
                 problems.append(
                     f'"{title}" broken: {f} reaches {g} ({chain(parent, g)}); {advice}'
                 )
+    problems += check_required(graph)
     problems += cycles(graph)
+    return problems
+
+
+def bridge_groups(graph):
+    """{bridges/<name>: [its header and source files]} (not its Python extension)."""
+    groups = {}
+    for f in graph:
+        parts = f.split("/")
+        if len(parts) > 3 and parts[0] == "bridges" and parts[2] in ("include", "src"):
+            groups.setdefault("/".join(parts[:2]), []).append(f)
+    return groups
+
+
+def check_required(graph):
+    problems = []
+    for title, header, advice in REQUIRED:
+        for bridge, files in sorted(bridge_groups(graph).items()):
+            if not any(header in reach(graph, f) for f in files):
+                problems.append(f'"{title}" broken: nothing in {bridge} includes {header}; {advice}')
     return problems
 
 
@@ -270,6 +300,17 @@ def self_test(graph):
         if not any(p.startswith(f'"{title}" broken: {files[0]} reaches {target}')
                    for p in check(trial)):
             failures.append(f'self-test: "{title}" did not catch {files[0]} including {target}')
+    for title, header, _ in REQUIRED:
+        groups = bridge_groups(graph)
+        if not groups:
+            failures.append(f'self-test: "{title}" has no bridge to test')
+            continue
+        bridge, files = sorted(groups.items())[0]
+        trial = {k: list(v) for k, v in graph.items()}
+        for f in files:  # cut this bridge's paths to the header: direct, or through a bridge
+            trial[f] = [g for g in trial[f] if g != header and not g.startswith("bridges/")]
+        if not any(p.startswith(f'"{title}" broken: nothing in {bridge}') for p in check(trial)):
+            failures.append(f'self-test: "{title}" did not catch {bridge} without {header}')
     trial = {k: list(v) for k, v in graph.items()}
     trial[PUBLIC + "export.h"] = trial.get(PUBLIC + "export.h", []) + [PUBLIC + "error.h"]
     if not any(p.startswith("include cycle") for p in check(trial)):
@@ -283,7 +324,7 @@ def main():
     root = os.path.abspath(parser.parse_args().root)
     graph = scan(root)
     problems = self_test(graph)
-    titles = {r[0] for r in RULES}
+    titles = {r[0] for r in RULES} | {r[0] for r in REQUIRED}
     for bullet in page_bullets(root):
         if bullet not in titles and bullet not in NOT_INCLUDE_RULES:
             problems.append(f'docs/architecture.md: "{bullet}" has no rule in {__file__}')

@@ -40,6 +40,15 @@ function(expect_none_of text what)
   endforeach()
 endfunction()
 
+# install_to(<prefix>): `cmake --install` of BUILD_DIR (its CONFIG, where given) into <prefix>.
+function(install_to prefix)
+  set(_config "")
+  if(CONFIG)
+    set(_config --config "${CONFIG}")
+  endif()
+  run("${CMAKE_COMMAND}" --install "${BUILD_DIR}" ${_config} --prefix "${prefix}")
+endfunction()
+
 # fresh_dir(<dir>): empty and recreate it.
 function(fresh_dir dir)
   file(REMOVE_RECURSE "${dir}")

@@ -9,11 +9,7 @@ foreach(_var BUILD_DIR WORK)
   endif()
 endforeach()
 fresh_dir("${WORK}")
-set(_config "")
-if(CONFIG)
-  set(_config --config "${CONFIG}")
-endif()
-run("${CMAKE_COMMAND}" --install "${BUILD_DIR}" ${_config} --prefix "${WORK}")
+install_to("${WORK}")
 
 set(_want lib/cmake/dlbridge/dlbridgeConfig.cmake lib/pkgconfig/dlbridge.pc
           include/dlbridge/dlbridge.h)
