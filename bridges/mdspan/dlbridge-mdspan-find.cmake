@@ -2,7 +2,7 @@
 # of cmake/DlbridgeBridge.cmake: DLBRIDGE_MDSPAN_FOUND, _FOUND_AS). DLBRIDGE_STD_MDSPAN:
 # <mdspan> with __cpp_lib_mdspan in C++23 (libstdc++ 16, libc++ 18+).
 # DLBRIDGE_KOKKOS_MDSPAN_INCLUDE_DIR: the folder holding Kokkos' reference <mdspan/mdspan.hpp>
-# (namespace Kokkos; Debian's libkokkos-dev puts it in /usr/include/kokkos). The bridge's
+# (namespace Kokkos; Debian's libkokkos-dev puts it in a kokkos/ include folder). The bridge's
 # header names no implementation, so an installed bridge needs none found
 # (DLBRIDGE_FINDING_INSTALLED, set by dlbridgeConfig.cmake): the consumer's own mdspan is the
 # one its code includes. The build needs one to test the bridge.

@@ -228,9 +228,9 @@ TEST_CASE("KOK-5 View gives an unmanaged View of the checked type, rank and layo
     CHECK_DLB_ERROR((kk::View<double**>(t)), ErrorCode::kInvalidStrides,
                     "the mdspan's layout needs strides [4, 1]");
     CHECK_DLB_ERROR((kk::View<double***, Kokkos::LayoutLeft>(t)), ErrorCode::kInvalidShape,
-                    "the mdspan has rank 3");
+                    "the mdspan takes ndim 3");
     CHECK_DLB_ERROR((kk::View<float**, Kokkos::LayoutLeft>(t)), ErrorCode::kInvalidDtype,
-                    "element type is float32 but the tensor's dtype is float64");
+                    "the tensor's dtype is float64 but the mdspan reads float32");
     CHECK_DLB_ERROR((kk::View<double* [5], Kokkos::LayoutLeft>(t)), ErrorCode::kInvalidShape,
                     "static extent 1 is 5");
     Tensor ro = kk::ToTensor(Kokkos::View<const double**, Kokkos::LayoutLeft>(source));
