@@ -120,6 +120,28 @@ TEST_CASE("KIT-2 a reach past int64 is refused as kOverflow, never wrapped") {
   CHECK(thrown.first == ErrorCode::kOverflow);
 }
 
+TEST_CASE("KIT-2 a reach down to INT64_MIN elements is refused, never negated") {
+  // One-byte elements: the span's bytes equal its elements, so only -low can overflow.
+  int8_t value = 0;
+  const int64_t two[1] = {2};
+  const int64_t lowest[1] = {INT64_MIN};
+  auto thrown = Thrown([&] { kit::ReachOf(1, two, lowest, 1, kSite); });
+  CHECK(thrown.first == ErrorCode::kOverflow);
+  CHECK(thrown.second.find("INT64_MAX bytes") != std::string::npos);
+  const int64_t three[1] = {3};
+  const int64_t half[1] = {-(int64_t{1} << 62)};  // 2 * -2^62 is INT64_MIN exactly
+  thrown = Thrown([&] { kit::ReachOf(1, three, half, 1, kSite); });
+  CHECK(thrown.first == ErrorCode::kOverflow);
+  kit::StridedArray array;
+  array.data = &value;
+  array.dtype = DataTypeOf<int8_t>();
+  array.ndim = 1;
+  array.shape = two;
+  array.strides = lowest;
+  thrown = Thrown([&] { kit::Describe(array, nullptr, kSite); });
+  CHECK(thrown.first == ErrorCode::kOverflow);
+}
+
 TEST_CASE("KIT-3 CheckView checks rank, dtype and read-only first, in that order") {
   float values[6] = {};
   Tensor t = Over(values, sizeof values, {2, 3}, {});

@@ -119,7 +119,8 @@ inline Reach ReachOf(int32_t ndim, const int64_t* shape, const int64_t* strides,
   }
   int64_t count = 0;
   int64_t bytes = 0;
-  if (CheckedAdd(r.high, -r.low, &count) || CheckedAdd(count, 1, &count) ||
+  // r.low is INT64_MIN only where the count is past int64: -r.low would overflow.
+  if (r.low == INT64_MIN || CheckedAdd(r.high, -r.low, &count) || CheckedAdd(count, 1, &count) ||
       CheckedMul(count, itemBytes, &bytes)) {
     site.Fail(ErrorCode::kOverflow, "the array spans past INT64_MAX bytes (elements " +
                                         std::to_string(r.low) + " to " + std::to_string(r.high) +
