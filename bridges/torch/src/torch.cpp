@@ -157,9 +157,17 @@ at::Tensor ToAten(dlbridge::Tensor&& tensor) {
   CheckHandable(tensor);
   // Host-readable memory (pinned too, see HLP-4) is a CPU tensor to libtorch, which reads no
   // other host device type.
+  // A refusal of ToDLPack's leaves the tensor as it was, its device too.
+  const DLDevice declared = tensor.device;
   tensor.device = DLDevice{kDLCPU, 0};
   const bool asBool = tensor.layout.Dtype().code == kDLBool;
-  DLManagedTensor* exported = ToDLPack(std::move(tensor));
+  DLManagedTensor* exported = nullptr;
+  try {
+    exported = ToDLPack(std::move(tensor));
+  } catch (...) {
+    tensor.device = declared;
+    throw;
+  }
   return detail::ImportLegacy(exported, asBool);
 }
 

@@ -338,6 +338,12 @@ TEST_CASE("TOR-5 ToAten refuses what libtorch 1.13 cannot take, the tensor keeps
     t.layout = dlbridge::TensorLayout({kDLFloat, 32, 1}, {9});
     code = dlbridge::ErrorCode::kOutOfBounds;
   }
+  SUBCASE("what dlbridge's export refuses, of pinned memory: its device stays") {
+    t.layout = dlbridge::TensorLayout({kDLFloat, 32, 1}, {9});
+    t.device = {kDLCUDAHost, 0};
+    code = dlbridge::ErrorCode::kOutOfBounds;
+  }
+  const DLDevice device = t.device;
   try {
     (void)dlbridge::torch::ToAten(std::move(t));
     FAIL("ToAten accepted it");
@@ -347,6 +353,7 @@ TEST_CASE("TOR-5 ToAten refuses what libtorch 1.13 cannot take, the tensor keeps
   }
   CHECK(counter.calls == 0);
   CHECK(t.descriptor.HasOwnership());
+  CHECK(t.device.device_type == device.device_type);  // a refused tensor is unchanged
   t = dlbridge::Tensor();
   CHECK(counter.calls == 1);
 }
