@@ -154,6 +154,23 @@ TEST_CASE("EIG-7 vectors export as 1-D and a 1-D tensor views as a column") {
   CheckSameElements(eig::View<float, Eigen::RowMajor>(to), odd);
 }
 
+TEST_CASE("EIG-7 a 1-D tensor's column stride is computed without overflow") {
+  // rows * stride is past int64 while the reach (rows - 1) * stride is not: the unused
+  // column stride must not wrap (signed overflow) into a negative one.
+  int8_t values[2] = {1, 2};
+  Tensor t;
+  t.descriptor.Set(values, 2);
+  t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<int8_t>(), {2}, {int64_t{1} << 62});
+  auto view = eig::View<const int8_t>(t);
+  CHECK(view.rows() == 2);
+  CHECK(view.cols() == 1);
+  CHECK(view.innerStride() == (int64_t{1} << 62));
+  CHECK(view.outerStride() >= 0);
+  auto rowMajor = eig::View<const int8_t, Eigen::RowMajor>(t);
+  CHECK(rowMajor.outerStride() == (int64_t{1} << 62));
+  CHECK(rowMajor.innerStride() >= 0);
+}
+
 TEST_CASE("EIG-3 a matrix moved in is the owner: it dies when the last consumer lets go") {
   SUBCASE("dynamic-size: zero copy, through two consumers") {
     Eigen::MatrixXf m = Eigen::MatrixXf::Constant(3, 2, 1.5f);

@@ -168,7 +168,10 @@ TensorMap<Scalar, Options> View(const Tensor& tensor) {
   if (ndim >= 1) {
     rows = shape[0];
     rowStride = strides[0];
-    colStride = rows * rowStride;  // one column: its stride is never used to address
+    // One column: its stride is never used to address. rows * rowStride may pass int64
+    // where the reach, (rows - 1) * rowStride, does not: then the row stride serves.
+    int64_t column = 0;
+    colStride = kit::CheckedMul(rows, rowStride, &column) ? rowStride : column;
   }
   if (ndim == 2) {
     cols = shape[1];
