@@ -226,6 +226,21 @@ TEST_CASE("KIT-3 CheckView refuses memory the CPU cannot read and misaligned ele
   CHECK_NOTHROW(kit::CheckView(odd, needs, kSite));
 }
 
+TEST_CASE("KIT-3 an element count past int64 is refused through the site, naming the layout") {
+  // Broadcast strides: the reach is one element, the element count 2^64.
+  float value = 0;
+  Tensor t = Over(&value, sizeof value, {int64_t{1} << 32, int64_t{1} << 32}, {0, 0});
+  kit::ViewNeeds needs;
+  auto thrown = Thrown([&] { kit::CheckView(t, needs, kSite); });
+  CHECK(thrown.first == ErrorCode::kOverflow);
+  CHECK(thrown.second.rfind("dlbridge::kit_test::Call: ", 0) == 0);
+  CHECK(thrown.second.find("shape [4294967296, 4294967296], strides [0, 0]") != std::string::npos);
+  thrown = Thrown(
+      [&] { kit::CheckStrides(t.layout, kit::StrideRule::kRowMajor, nullptr, "a view", kSite); });
+  CHECK(thrown.first == ErrorCode::kOverflow);
+  CHECK(thrown.second.rfind("dlbridge::kit_test::Call: ", 0) == 0);
+}
+
 TEST_CASE("KIT-3 DtypeText names dtypes DtypeName refuses") {
   CHECK(kit::DtypeText(DataTypeOf<float>()) == "float32");
   CHECK(kit::DtypeText(DLDataType{kDLFloat, 24, 1}) == "(code 2, bits 24, lanes 1)");

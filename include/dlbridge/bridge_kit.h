@@ -130,6 +130,16 @@ inline Reach ReachOf(int32_t ndim, const int64_t* shape, const int64_t* strides,
   return r;
 }
 
+/// `layout`'s element count; Error(kOverflow) through `site`, naming the layout, past int64.
+inline int64_t ElementCountOf(const TensorLayout& layout, const Site& site) {
+  try {
+    return layout.ElementCount();
+  } catch (const Error& e) {
+    site.Fail(e.code(),
+              "the element count of the tensor (" + LayoutText(layout) + ") overflows int64");
+  }
+}
+
 /// A framework's strided array, as Describe reads it.
 struct StridedArray {
   const void* data = nullptr;         ///< Element zero (null only without elements).
@@ -236,7 +246,7 @@ struct CheckedView {
 // KIT-4: the stride rules, the free dimensions aside.
 inline void CheckStrides(const TensorLayout& layout, StrideRule rule, const int64_t* exact,
                          const char* view, const Site& site) {
-  if (layout.ElementCount() == 0) return;  // kOverflow past int64; no element, no step
+  if (ElementCountOf(layout, site) == 0) return;  // kOverflow past int64; no element, no step
   const int32_t ndim = layout.Ndim();
   const IndexSpan shape = layout.Shape();
   const IndexSpan strides = layout.Strides();
@@ -327,7 +337,7 @@ inline CheckedView CheckView(const Tensor& tensor, const ViewNeeds& needs, const
                   needs.view + " would let its user write to it: " + needs.read_only_advice);
   }
   CheckedView checked;
-  checked.elements = layout.ElementCount();  // kOverflow past int64
+  checked.elements = ElementCountOf(layout, site);  // kOverflow past int64
   const int64_t itemBytes = (int64_t{layout.Dtype().bits} * layout.Dtype().lanes + 7) / 8;
   checked.reach = ReachOf(ndim, shape.data, strides.data, itemBytes, site);
   CheckStrides(layout, needs.strides, needs.exact_strides, needs.view, site);
