@@ -108,22 +108,24 @@ void CheckShareable(const at::Tensor& tensor) {
   }
 }
 
-// TOR-5: what libtorch 1.13 cannot take, refused while `tensor` still has its hold: the kit's
-// view checks (host-readable, writable, no negative stride: at::fromDLPack would end the
-// process, aligned), then libtorch's dtypes.
+// TOR-5: what libtorch 1.13 cannot take, refused while `tensor` still has its hold: libtorch's
+// dtypes, then the kit's view checks (host-readable, writable, no negative stride:
+// at::fromDLPack would end the process, aligned).
 void CheckHandable(const dlbridge::Tensor& tensor) {
-  kit::ViewNeeds needs;
-  needs.view = "a libtorch tensor";
-  needs.strides = kit::StrideRule::kNonNegative;
-  needs.writes = true;  // libtorch has no read-only tensors
-  needs.read_only_advice = "copy it, or drop the flag if the memory may be written";
-  kit::CheckView(tensor, needs, kToAten);
+  // The dtype first, as the kit's order has it (see KIT-3): the kit's alignment is the
+  // element's size, which a dtype libtorch has no type for must not be refused by.
   const DLDataType dtype = tensor.layout.Dtype();
   if (!IsLibtorchDtype(dtype)) {
     kToAten.Fail(
         ErrorCode::kUnsupportedDtype,
         "dtype " + kit::DtypeText(dtype) + " has no libtorch type; accepted: " + AcceptedDtypes());
   }
+  kit::ViewNeeds needs;
+  needs.view = "a libtorch tensor";
+  needs.strides = kit::StrideRule::kNonNegative;
+  needs.writes = true;  // libtorch has no read-only tensors
+  needs.read_only_advice = "copy it, or drop the flag if the memory may be written";
+  kit::CheckView(tensor, needs, kToAten);
 }
 
 }  // namespace

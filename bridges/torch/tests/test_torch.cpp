@@ -314,6 +314,10 @@ TEST_CASE("TOR-5 ToAten refuses what libtorch 1.13 cannot take, the tensor keeps
     t.layout = dlbridge::TensorLayout({kDLFloat, 32, 2}, {4});
     code = dlbridge::ErrorCode::kUnsupportedDtype;
   }
+  SUBCASE("lanes, element zero not aligned to the whole vector: the dtype is what is refused") {
+    t.layout = dlbridge::TensorLayout({kDLFloat, 32, 2}, {3}, {}, sizeof(float));
+    code = dlbridge::ErrorCode::kUnsupportedDtype;
+  }
   SUBCASE("float8") {
     t.layout = dlbridge::TensorLayout({kDLFloat8_e4m3fn, 8, 1}, {32});
     code = dlbridge::ErrorCode::kUnsupportedDtype;
