@@ -276,6 +276,10 @@ TEST_CASE("CV-5 ToMat refuses what a cv::Mat cannot describe, and the tensor kee
   SUBCASE("a dtype without a depth") {
     refuse(HostTensor(buffer, {kDLComplex, 64, 1}, {4}, {}, &release), ErrorCode::kUnsupportedDtype,
            "complex64 has no OpenCV depth");
+    // Element zero 4 bytes into the buffer: not aligned to the 8-byte element, but what no
+    // copy cures is the dtype.
+    refuse(HostTensor(buffer, {kDLComplex, 64, 1}, {4}, {}, &release, 4),
+           ErrorCode::kUnsupportedDtype, "complex64 has no OpenCV depth");
   }
   SUBCASE("ndim 0, channels alone, more than CV_MAX_DIM") {
     refuse(HostTensor(buffer, kF32, {}, {}, &release), ErrorCode::kInvalidShape,

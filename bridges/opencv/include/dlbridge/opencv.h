@@ -308,6 +308,9 @@ Tensor FromMat(M&& mat, std::shared_ptr<const void> owner) {
 // CV-5, CV-6: what a Mat can describe, then the hold moves into the Mat's UMatData.
 inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
   const MemoryDescriptor& descriptor = tensor.descriptor;
+  // The dtype first, as the kit orders its own (see KIT-3): the kit's alignment is the
+  // element's size, which a dtype without a depth must not be refused by.
+  const int depth = DepthOfDataType(tensor.layout.Dtype());
   kit::ViewNeeds needs;
   needs.view = "a cv::Mat";
   needs.strides = kit::StrideRule::kNonNegative;  // cv::Mat steps are unsigned
@@ -315,7 +318,6 @@ inline cv::Mat ToMat(Tensor&& tensor, const MatOptions& options = {}) {
   needs.read_only_advice = "copy it first (clone() the Mat of a copy)";
   kit::CheckView(tensor, needs, detail::kToMat);  // host, read-only, strides, span, alignment
   const TensorLayout& layout = tensor.layout;
-  const int depth = DepthOfDataType(layout.Dtype());
   const int32_t ndim = layout.Ndim();
   const IndexSpan shape = layout.Shape();
   const IndexSpan strides = layout.Strides();
