@@ -251,6 +251,9 @@ struct Prepared {
 // `oneD` takes 1-D tensors only (a component of AdoptComponents).
 Prepared Prepare(const char* who, const Tensor& tensor, const AdoptOptions& options, bool oneD) {
   const kit::Site site{"vtk", who};
+  // The dtype first, as the kit orders its own (see KIT-3): the kit's alignment is the
+  // element's size, which a dtype VTK has no array of must not be refused by.
+  const int vtkType = VtkTypeOfDataType(tensor.layout.Dtype());
   kit::ViewNeeds needs;
   needs.view = oneD ? "a component of a vtkDataArray (its values)"
                     : "a vtkDataArray (values, or tuples x components)";
@@ -262,7 +265,7 @@ Prepared Prepare(const char* who, const Tensor& tensor, const AdoptOptions& opti
   kit::CheckView(tensor, needs, site);  // host, shape, strides, read-only, span, alignment
   const TensorLayout& layout = tensor.layout;
   Prepared p;
-  p.vtkType = VtkTypeOfDataType(layout.Dtype());
+  p.vtkType = vtkType;
   if (options.id_type && SameDataType(layout.Dtype(), DataTypeOf<vtkIdType>())) {
     p.vtkType = VTK_ID_TYPE;
   }

@@ -340,6 +340,10 @@ TEST_CASE("VTK-5 refused tensors keep their hold with the caller") {
     refuse(Described(values, 64, TensorLayout({kDLFloat, 16, 1}, {8}), counter),
            ErrorCode::kUnsupportedDtype, "dtype float16 has no VTK array");
   }
+  SUBCASE("a dtype VTK has no array of, element zero not aligned to it: the dtype") {
+    refuse(Described(values, 64, TensorLayout({kDLFloat, 16, 1}, {8}, {}, 1), counter),
+           ErrorCode::kUnsupportedDtype, "dtype float16 has no VTK array");
+  }
   SUBCASE("read-only") {
     Tensor tensor = Described(values, 64, TensorLayout(kFloat32, {16}), counter);
     tensor.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
