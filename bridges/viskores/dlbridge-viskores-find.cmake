@@ -4,8 +4,10 @@
 #  1. the Viskores that VTK 9.6 and later carry (target VTK::vtkviskores; Debian unstable's libvtk9-dev): first, so that the bridge and VTK's
 #     vtkmDataArray (see VTK-13) share one Viskores;
 #  2. a Viskores install (find_package(Viskores): Viskores 1.1 or later; the prefix given by
-#     DLBRIDGE_VISKORES_PREFIX, the cache scripts/setup-viskores fills, or CMAKE_PREFIX_PATH).
-# Included by the bridge's CMakeLists.txt and, installed, by dlbridge-viskores.cmake.
+#     DLBRIDGE_VISKORES_PREFIX (a variable or the environment's), or CMAKE_PREFIX_PATH). The
+#     build points DLBRIDGE_VISKORES_PREFIX at the cache scripts/setup-viskores fills; this file
+#     names no path of its own, since it is installed.
+# Included by dlbridge_add_bridge and, installed, by dlbridgeConfig.cmake.
 macro(dlbridge_find_viskores)
   set(DLBRIDGE_VISKORES_FOUND FALSE)
   if(NOT TARGET dlbridge_viskores_core)
@@ -21,7 +23,7 @@ macro(dlbridge_find_viskores)
         set(DLBRIDGE_VISKORES_PREFIX "$ENV{DLBRIDGE_VISKORES_PREFIX}")
       endif()
       find_package(Viskores 1.1 QUIET CONFIG
-                   HINTS ${DLBRIDGE_VISKORES_PREFIX} /var/cache/dlbridge/viskores-1.2.0)
+                   HINTS ${DLBRIDGE_VISKORES_PREFIX})
       if(Viskores_FOUND AND TARGET viskores::cont)
         add_library(dlbridge_viskores_core INTERFACE IMPORTED)
         target_link_libraries(dlbridge_viskores_core INTERFACE viskores::cont)

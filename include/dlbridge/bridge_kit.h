@@ -342,8 +342,10 @@ inline CheckedView CheckView(const Tensor& tensor, const ViewNeeds& needs, const
   checked.reach = ReachOf(ndim, shape.data, strides.data, itemBytes, site);
   CheckStrides(layout, needs.strides, needs.exact_strides, needs.view, site);
   if (needs.any_device) {
-    const int64_t zero = tensor.descriptor.GetPointer() + static_cast<int64_t>(layout.ByteOffset());
-    checked.data = reinterpret_cast<void*>(static_cast<intptr_t>(zero));
+    // Unsigned: an address plus an offset wraps as addresses do, never as signed overflow.
+    const uint64_t zero =
+        static_cast<uint64_t>(tensor.descriptor.GetPointer()) + layout.ByteOffset();
+    checked.data = reinterpret_cast<void*>(static_cast<uintptr_t>(zero));
   } else {
     try {
       checked.data = detail::CheckedElementZero(tensor, layout.Dtype());  // see HLP-4

@@ -26,9 +26,14 @@ foreach(_b IN LISTS dlbridge_BRIDGES)
 endforeach()
 message(STATUS "bridges listed: [${dlbridge_BRIDGES}]")
 ]=])
+# Where the build found Viskores outside the standard prefixes, a consumer says so too.
+set(_viskores "")
+if(VISKORES_PREFIX)
+  set(_viskores "-DDLBRIDGE_VISKORES_PREFIX=${VISKORES_PREFIX}")
+endif()
 run("${CMAKE_COMMAND}" -S "${WORK}/consumer" -B "${WORK}/consumer/build" -G "${GENERATOR}"
     "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}" "-DCMAKE_CXX_COMPILER=${CXX}"
-    "-DCMAKE_PREFIX_PATH=${WORK}/prefix")
+    "-DCMAKE_PREFIX_PATH=${WORK}/prefix" ${_viskores})
 set(_configured "${RUN_OUTPUT}")
 # BRIDGES arrives comma-separated (a list would split the -D argument).
 string(REPLACE "," ";" _want "${BRIDGES}")
