@@ -137,6 +137,18 @@ NB_MODULE(nanobind_peer, m) {
   m.def(
       "echo", [](const nb::ndarray<nb::ro>& a) { return nb::ndarray<nb::array_api, nb::ro>(a); },
       nb::rv_policy::reference);
+  // nanobind as a consumer for python3 -m dlbridge.check: the array nanobind imported, returned
+  // as nanobind's own view of it (element 0, shape, strides, dtype, device and read-only as
+  // nanobind read them), holding the import until the view goes.
+  m.def("from_dlpack", [](const nb::ndarray<nb::ro>& a) {
+    auto* kept = new nb::ndarray<nb::ro>(a);
+    nb::capsule owner(kept, [](void* p) noexcept { delete static_cast<nb::ndarray<nb::ro>*>(p); });
+    std::vector<size_t> shape(a.ndim());
+    for (size_t i = 0; i < a.ndim(); ++i) shape[i] = a.shape(i);
+    return nb::ndarray<nb::array_api, nb::ro>(a.data(), a.ndim(), shape.data(), owner,
+                                              a.stride_ptr(), a.dtype(), a.device_type(),
+                                              a.device_id());
+  });
   m.def("made", [] { return made; });
   m.def("freed", [] { return freed; });
 }
