@@ -149,6 +149,17 @@ NB_MODULE(nanobind_peer, m) {
                                               a.stride_ptr(), a.dtype(), a.device_type(),
                                               a.device_id());
   });
+  // For bench/python_bench.py: taking an array and doing nothing with it, and returning a view of
+  // a static buffer (no allocation, no owner: rv_policy::reference, so nanobind does not copy).
+  m.def("take", [](const nb::ndarray<nb::ro>&) {});
+  m.def(
+      "view",
+      [] {
+        static float values[16] = {};
+        const size_t shape[2] = {4, 4};
+        return nb::ndarray<nb::array_api, float, nb::device::cpu>(values, 2, shape);
+      },
+      nb::rv_policy::reference);
   m.def("made", [] { return made; });
   m.def("freed", [] { return freed; });
 }
