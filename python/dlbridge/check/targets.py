@@ -1,7 +1,6 @@
 """Targets: the array matrix each library exports and the consumer it imports with."""
 import ctypes
 import importlib
-import sys
 
 import dlbridge
 
@@ -196,7 +195,10 @@ class FactoryTarget(Target):
             raise FactoryError("the factory %s returned no arrays\n%s" % (self.name, FACTORY_CONTRACT))
         if self.version == "?":  # a factory module of its own: the arrays' package's version
             package = type(items[0][1]).__module__.split(".")[0]
-            version = getattr(sys.modules.get(package), "__version__", None)
+            try:
+                version = getattr(importlib.import_module(package), "__version__", None)
+            except Exception:  # noqa: BLE001 - no package to ask: the version stays unknown
+                version = None
             if version is not None:
                 self.version = "(%s %s)" % (package, version)
         return items
