@@ -2,6 +2,7 @@
 """Speed of dlbridge's Python DLPack exchange against NumPy's own, in one run.
 
     PYTHONPATH=<build>/python /usr/bin/python3 bench/python_bench.py [--rounds R] [--number N] [--check]
+                                                                     [--smoke] [--nanobind-dir DIR]
     /usr/bin/python3 bench/python_bench.py --lanes [--rounds R] [--number N]
 
 --lanes builds the Python module optimised in both CI lanes, as pip builds it (libdlbridge static
@@ -11,15 +12,23 @@ the host (Debian 12: Python 3.11, NumPy 1.24; build/bench-python) and the newest
 one after the other, each lane's ratios from its own interleaved run.
 
 Measures (stdlib timeit) R rounds of N calls of each statement, the statements interleaved in
-every round (their order alternating), so that each round's three timings share the machine's
+every round (their order alternating), so that each round's timings share the machine's
 load and clock of that moment:
   baseline   np.from_dlpack(ndarray)
   export     np.from_dlpack(dlbridge.Tensor)      -> ratio export / baseline
   import     dlbridge.from_dlpack(ndarray)        -> ratio import / baseline
+and, where the peer is installed (issue 35; else a line says why it is skipped), the other DLPack
+speakers in the same rounds, each as a ratio against the same baseline:
+  pyarrow    np.from_dlpack(pa.Array), dlbridge.from_dlpack(pa.Array)   (pyarrow's export)
+  nanobind   an nb::ndarray parameter taking an ndarray and a dlbridge.Tensor; an nb::ndarray
+             returned (a view, no allocation) into np.from_dlpack and dlbridge.from_dlpack
+             (tests/peers/nanobind_peer, found on PYTHONPATH or in --nanobind-dir)
 A ratio is the median over the rounds of that round's ratio (a busy or throttled moment slows
 the whole round, not one statement); the nanoseconds are each statement's fastest round.
-Goal (issue 22): both ratios <= 1.0 on both lanes. --check exits 1 when a ratio is above it.
-Each measured call includes dropping its result, so deleters and releases are timed too.
+Goal (issue 22): the export and import ratios <= 1.0 on both lanes. --check exits 1 when one is
+above it (the peers' ratios are measured, not goals). Each measured call includes dropping its
+result, so deleters and releases are timed too. --smoke: a few short rounds, to check that every
+lane runs (nothing about time is asserted).
 """
 import argparse
 import os
@@ -34,11 +43,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def run_lanes(rounds, number):
     """Builds the module (Release) in each lane and runs this script there; returns 1 if
     either lane failed to build or run."""
+    # DLBRIDGE_BUILD_BENCHMARKS configures tests/peers (the nanobind peer, where nanobind is).
     configure = ("cmake -S . -B {b} -G Ninja -DCMAKE_BUILD_TYPE=Release -DDLBRIDGE_BUILD_TESTS=OFF "
+                 "-DDLBRIDGE_BUILD_BENCHMARKS=ON "
                  "-DDLBRIDGE_BUILD_EXAMPLES=OFF -DDLBRIDGE_BUILD_BRIDGES=OFF -DBUILD_SHARED_LIBS=OFF "
                  ">/dev/null && "
                  "cmake --build {b} --target dlbridge_python >/dev/null && "
-                 "PYTHONPATH={b}/python {py} bench/python_bench.py --rounds {r} --number {n}")
+                 "{{ cmake --build {b} --target nanobind_peer >/dev/null 2>&1 || true; }} && "
+                 "PYTHONPATH={b}/python:{b}/tests/peers {py} bench/python_bench.py --rounds {r} --number {n}")
     lanes = [("host (Debian 12)", ["bash", "-c", "scripts/setup >/dev/null && " + configure.format(
                  b="build/bench-python", py="/usr/bin/python3", r=rounds, n=number)]),
              ("newest (Debian unstable)", ["scripts/test-newest", "--", "bash", "-c", configure.format(
@@ -77,35 +89,88 @@ def paired_rounds(stmts, rounds, number, env):
     return samples
 
 
+def peers(nanobind_dir):
+    """(name, statements, env, skip reason) for each peer lane; statements are (label, code)."""
+    lanes = []
+    try:
+        import pyarrow as pa
+    except ImportError as e:
+        lanes.append(("pyarrow", [], {}, "pyarrow is not installed (%s)" % e))
+    else:
+        arrow = pa.array(np.arange(16, dtype=np.float32))
+        lanes.append(("pyarrow %s" % pa.__version__, [
+            ("np.from_dlpack(pa.Array)", "np.from_dlpack(arrow)"),
+            ("dlbridge.from_dlpack(pa.Array)", "dlbridge.from_dlpack(arrow)")], {"arrow": arrow}, None))
+    if nanobind_dir:
+        sys.path.insert(0, nanobind_dir)
+    try:
+        import nanobind_peer as nbp
+    except ImportError as e:
+        lanes.append(("nanobind", [], {}, "the nanobind peer extension is not built or not on "
+                      "PYTHONPATH (tests/peers; %s)" % e))
+    else:
+        try:
+            import nanobind
+            version = " " + nanobind.__version__
+        except (ImportError, AttributeError):
+            version = ""
+        lanes.append(("nanobind" + version, [
+            ("nb::ndarray takes ndarray", "nbp.take(array)"),
+            ("nb::ndarray takes dlbridge.Tensor", "nbp.take(tensor)"),
+            ("np.from_dlpack(nb::ndarray returned)", "np.from_dlpack(nbp.view())"),
+            ("dlbridge.from_dlpack(nb::ndarray returned)", "dlbridge.from_dlpack(nbp.view())")],
+            {"nbp": nbp}, None))
+    return lanes
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=500, help="interleaved rounds")
     parser.add_argument("--number", type=int, default=2000, help="calls per statement and round")
     parser.add_argument("--check", action="store_true", help="exit 1 if a ratio exceeds the goal")
+    parser.add_argument("--smoke", action="store_true", help="a few short rounds: every lane runs")
+    parser.add_argument("--nanobind-dir", default=os.environ.get("DLBRIDGE_NANOBIND_PEER_DIR"),
+                        help="where nanobind_peer was built (<build>/tests/peers)")
     args = parser.parse_args()
+    if args.smoke:
+        args.rounds, args.number = 3, 20
 
     array = np.arange(16, dtype=np.float32).reshape(4, 4)
     tensor = dlbridge.from_dlpack(np.arange(16, dtype=np.float32).reshape(4, 4))
     env = {"np": np, "dlbridge": dlbridge, "array": array, "tensor": tensor}
+    lanes = peers(args.nanobind_dir)
+    stmts = ["np.from_dlpack(array)", "np.from_dlpack(tensor)", "dlbridge.from_dlpack(array)"]
+    for _name, statements, lane_env, skip in lanes:
+        if skip is None:
+            env.update(lane_env)
+            stmts += [code for _label, code in statements]
 
     # Warm up (type caches, allocator pools).
-    for _ in range(1000):
-        np.from_dlpack(array)
-        np.from_dlpack(tensor)
-        dlbridge.from_dlpack(array)
+    warm = [compile(code, "<warm-up>", "eval") for code in stmts]
+    for _ in range(1000 if not args.smoke else 10):
+        for code in warm:
+            eval(code, env)  # noqa: S307 - the benchmark's own statements
 
-    baseline, export, imported = paired_rounds(
-        ["np.from_dlpack(array)", "np.from_dlpack(tensor)", "dlbridge.from_dlpack(array)"],
-        args.rounds, args.number, env)
-    export_ratio = statistics.median(e / b for e, b in zip(export, baseline))
-    import_ratio = statistics.median(i / b for i, b in zip(imported, baseline))
+    samples = paired_rounds(stmts, args.rounds, args.number, env)
+    baseline, export, imported = samples[:3]
+    ratio = [statistics.median(x / b for x, b in zip(s, baseline)) for s in samples]
+    export_ratio, import_ratio = ratio[1], ratio[2]
 
     print(f"numpy {np.__version__}, dlbridge {dlbridge.__version__}, Python {sys.version.split()[0]}"
           f"; {args.rounds} rounds of {args.number} calls")
     print(f"np.from_dlpack(ndarray)          {min(baseline):8.1f} ns")
     print(f"np.from_dlpack(dlbridge.Tensor)  {min(export):8.1f} ns   ratio {export_ratio:.2f}")
     print(f"dlbridge.from_dlpack(ndarray)    {min(imported):8.1f} ns   ratio {import_ratio:.2f}")
-    print(f"goal: both ratios <= {GOAL}")
+    i = 3
+    for name, statements, _env, skip in lanes:
+        if skip is not None:
+            print(f"{name}: skipped: {skip}")
+            continue
+        print(f"{name}, in the same rounds, against np.from_dlpack(ndarray):")
+        for label, _code in statements:
+            print(f"  {label:42s} {min(samples[i]):8.1f} ns   ratio {ratio[i]:.2f}")
+            i += 1
+    print(f"goal: the export and import ratios <= {GOAL}")
     if args.check and max(export_ratio, import_ratio) > GOAL:
         return 1
     return 0

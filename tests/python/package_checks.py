@@ -98,7 +98,10 @@ def source_files(source):
         dirs[:] = [d for d in dirs if not (d.startswith(".git") or d.endswith(".egg-info") or
                                            (rel_root == "." and (d.startswith("build") or
                                                                  d in (".deps", "out"))))]
-        files += [os.path.normpath(os.path.join(rel_root, n)) for n in names]
+        # A git worktree's .git is a file naming its gitdir (unreadable where git is not, as in
+        # scripts/test-newest's root): not part of a clean copy either.
+        files += [os.path.normpath(os.path.join(rel_root, n)) for n in names
+                  if not (rel_root == "." and n == ".git")]
     return files
 
 

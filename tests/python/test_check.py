@@ -549,5 +549,166 @@ def fake_factory():
 
 fake_factory.from_dlpack = good_from_dlpack
 
+
+class IterableArray(FakeArray):
+    """An array that is iterable itself, element by element (as a pyarrow.Array is)."""
+
+    def __iter__(self):
+        return iter([1.0, 2.0, 3.0])
+
+
+class DlpackOnly:
+    """Says it is read-only only through DLPack: no flags, no readonly attribute (as nanobind's
+    nb_ndarray)."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __dlpack_device__(self):
+        return self._inner.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        return self._inner.__dlpack__(**kwargs)
+
+
+def single_array_factory():
+    return IterableArray()
+
+
+def scalars_factory():
+    return [1.0, 2.0]
+
+
+def empty_factory():
+    return []
+
+
+def not_iterable_factory():
+    return 42
+
+
+def plain_factory():  # no from_dlpack anywhere: the consumer comes from --consumer or nowhere
+    return [("fake cpu", FakeArray())]
+
+
+def dlpack_only_factory():
+    return [("read-only, said through DLPack", DlpackOnly(FakeArray(readonly=True)))]
+
+
+def dlpack_only_from_dlpack(x, **kwargs):
+    """A conforming consumer whose import says read-only only through its own __dlpack__."""
+    return DlpackOnly(dlbridge.from_dlpack(x, **kwargs))
+
+
+class FactoryContract(unittest.TestCase):
+    """The command for any library (CHK-1..CHK-4): the module:factory contract, said in --help and
+    in the error; the Markdown report; --consumer; read-only arrays found through DLPack."""
+
+    def run_command(self, *args):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        return subprocess.run([sys.executable, "-m", "dlbridge.check"] + list(args),
+                              capture_output=True, text=True, env=env, timeout=300,
+                              cwd=os.path.dirname(os.path.abspath(__file__)))
+
+    def test_chk1_a_single_array_is_refused_with_the_contract(self):
+        target = check.make_target("test_check:single_array_factory")
+        with self.assertRaises(check.FactoryError) as caught:
+            list(target.matrix())  # was: iterated element by element, a false violation
+        message = str(caught.exception)
+        self.assertIn("returned a single array (test_check.IterableArray)", message)
+        self.assertIn("[(label, array), ...]", message)
+        proc = self.run_command("test_check:single_array_factory", "--quiet")
+        self.assertEqual(proc.returncode, 2, proc.stdout)
+        self.assertIn("returned a single array", proc.stderr)
+        self.assertIn("module:factory", proc.stderr)  # the contract comes with the error
+        self.assertEqual(proc.stdout, "")  # nothing was checked
+
+    def test_chk1_other_broken_factories_are_named(self):
+        for factory, why in (("scalars_factory", "item 0 is float, which has no __dlpack__"),
+                             ("empty_factory", "returned no arrays"),
+                             ("not_iterable_factory", "returned int, which is not an iterable"),
+                             ("fake_factory.nothing", "has no attribute"),
+                             ("no_such_module_here", "unknown TARGET 'no_such_module_here'")):
+            with self.subTest(factory=factory):
+                with self.assertRaises(check.FactoryError) as caught:
+                    list(check.make_target(factory if ":" in factory or "_here" in factory
+                                           else "test_check:" + factory).matrix())
+                self.assertIn(why, str(caught.exception))
+        with self.assertRaises(check.FactoryError) as caught:
+            check.make_target("no_such_module_here:arrays")
+        self.assertIn("cannot import no_such_module_here", str(caught.exception))
+
+    def test_chk1_labels_pairs_and_plain_arrays_both_work(self):
+        self.assertEqual([label for label, _a in check.make_target("test_check:fake_factory").matrix()],
+                         ["fake cpu"])
+        target = check.make_target("test_check:plain_factory")
+        self.assertIsNone(target.from_dlpack)
+
+    def test_chk1_help_states_the_contract_with_an_example(self):
+        proc = self.run_command("--help")
+        self.assertEqual(proc.returncode, 0)
+        for text in ("module:factory", "(label, array)", "a single array is refused",
+                     "--consumer MODULE:ATTR", "def arrays():", "--markdown FILE", "Exit status"):
+            self.assertIn(text, proc.stdout)
+
+    def test_chk2_markdown_report_to_paste_into_an_issue(self):
+        target = check.make_target("test_check:fake_factory")
+        results = check.check(target)  # in this process
+        report = check.markdown_report(target, results, "python3 -m dlbridge.check x:y")
+        lines = report.splitlines()
+        self.assertTrue(lines[0].startswith("## DLPack conformance of test_check:fake_factory"))
+        self.assertIn("- command: `python3 -m dlbridge.check x:y`", lines)
+        self.assertIn("consumer checked: `test_check.good_from_dlpack`", report)
+        self.assertIn("- Python %s" % sys.version.split()[0], report)
+        result = [l for l in lines if l.startswith("**Result:")]
+        self.assertEqual(len(result), 1)
+        self.assertIn("<details><summary>Every rule", report)
+        self.assertIn("| PYC-KEYWORDS | pass |", report)
+        # Findings come first, each with its example and the standard's rule.
+        target = FakeTarget([("claims cuda", ClaimsCuda())], from_dlpack=None)
+        results = check.check(target)
+        report = check.markdown_report(target, results, "cmd", allowed={"PYP-DLPACK-DEVICE"})
+        findings = report.split("<details>")[0]
+        self.assertIn("| PYP-DLPACK-DEVICE | violation (allowed) |", findings)
+        self.assertIn("array API __dlpack_device__", findings)
+        self.assertIn("consumer checked: `none", report)
+
+    def test_chk2_the_command_prints_it_or_writes_it(self):
+        proc = self.run_command("test_check:fake_factory", "--quiet", "--markdown", "-")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertTrue(proc.stdout.startswith("## DLPack conformance"), proc.stdout[:200])
+        self.assertIn("- command: `python3 -m dlbridge.check test_check:fake_factory --quiet "
+                      "--markdown -`", proc.stdout)
+        self.assertNotIn("Coverage:", proc.stdout)  # not the text table as well
+
+    def test_chk3_consumer_names_a_from_dlpack_that_lives_elsewhere(self):
+        target = check.make_target("test_check:plain_factory", consumer="test_check:good_from_dlpack")
+        self.assertIs(target.from_dlpack, good_from_dlpack)
+        self.assertEqual(check.make_target("numpy", consumer="test_check:legacy_from_dlpack").from_dlpack,
+                         legacy_from_dlpack)
+        with self.assertRaises(check.FactoryError) as caught:
+            check.make_target("test_check:plain_factory", consumer="test_check:FakeArray.nothing")
+        self.assertIn("--consumer", str(caught.exception))
+        # The probes' subprocesses get it too.
+        proc = self.run_command("test_check:plain_factory", "--quiet", "--consumer",
+                                "test_check:good_from_dlpack")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        rows = {l.split()[0]: l.split()[1] for l in proc.stdout.splitlines() if l.startswith("PYC-")}
+        self.assertEqual(rows["PYC-KEYWORDS"], "pass")
+        self.assertEqual(rows["PYC-BYTE-OFFSET"], "pass")
+        proc = self.run_command("test_check:plain_factory", "--quiet")
+        self.assertIn("PYC-KEYWORDS           not applicable", proc.stdout)
+        proc = self.run_command("test_check:plain_factory", "--consumer", "test_check:nowhere")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--consumer 'test_check:nowhere'", proc.stderr)
+
+    def test_chk4_read_only_is_found_through_dlpack(self):
+        target = check.make_target("test_check:dlpack_only_factory")
+        results = check.Results(list(dlbridge._checker_rules()) + list(check.PY_RULES))
+        check.check_producer(target, results, lambda _msg: None)
+        self.assertEqual(worst(results, "PYP-READ-ONLY"), "pass")  # was: not exercised
+        self.assertEqual(worst(consumer_results(dlpack_only_from_dlpack, "read-only-versioned"),
+                               "PYC-READ-ONLY"), "pass")  # was: a false violation
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,11 +1,15 @@
 """DLPack conformance check of a Python array library, producer and consumer side.
 
-    python3 -m dlbridge.check TARGET [--report-only] [--allow RULE,...] [--markdown FILE]
+    python3 -m dlbridge.check TARGET [--consumer MODULE:ATTR] [--report-only] [--allow RULE,...]
+                                     [--markdown FILE|-]
 
-TARGET is ``numpy``, ``torch``, ``dlbridge`` or ``module:factory`` (a callable returning an
-iterable of ``(label, array)`` pairs or of arrays; the consumer checked is the factory's own
-``from_dlpack`` attribute if it has one, else ``module.from_dlpack``, if any). Rules and their
-meaning: spec/conformance.md.
+TARGET is ``numpy``, ``torch``, ``dlbridge`` or ``module:factory``: a callable returning an
+iterable of arrays or of ``(label, array)`` pairs (never a single array, even an iterable one:
+that is refused with the contract, exit status 2; ``FACTORY_CONTRACT`` and ``EXAMPLE_FACTORY``
+below, and ``--help``, say it in full). The consumer checked is ``--consumer`` if given, else the
+factory's own ``from_dlpack`` attribute, else ``module.from_dlpack``, if any. ``--markdown``
+writes a report to paste into an issue (``-``: to stdout instead of the text table). Rules and
+their meaning: spec/conformance.md.
 
 Producer side: a matrix of arrays (dtypes x shapes x strides x zero-size x read-only x 0-d)
 is exported through ``__dlpack__`` with the standard's argument combinations, and every
@@ -38,13 +42,15 @@ from .devices import KDLCPU, KDLCUDA, KDLCUDAHOST, KDLCUDAMANAGED, KDLHEXAGON, K
 from .edges import PROBES, EdgeProducer
 from .edges import _contiguous  # noqa: F401 - a helper tests/python/test_check.py reads
 from .exchange import check_exchange_api
-from .findings import CITES, FINDINGS, PY_RULES, Results, render
+from .findings import CITES, FINDINGS, PY_RULES, Results, markdown_report, render
 from .producer import CALLS, check_producer, check_streams
-from .targets import (DlbridgeTarget, FactoryTarget, NumpyTarget, Target, TorchTarget,
-                      make_target)
+from .targets import (EXAMPLE_FACTORY, FACTORY_CONTRACT, DlbridgeTarget, FactoryError,
+                      FactoryTarget, NumpyTarget, Target, TorchTarget, load_consumer, make_target)
 
-__all__ = ["CALLS", "CITES", "FINDINGS", "FLAG_IS_COPIED", "FLAG_READ_ONLY", "KDLCPU", "KDLCUDA",
-           "KDLCUDAHOST", "KDLCUDAMANAGED", "KDLHEXAGON", "KDLROCM", "PROBES", "PY_RULES",
-           "DlbridgeTarget", "EdgeProducer", "FactoryTarget", "NumpyTarget", "Results", "Target",
-           "TorchTarget", "check", "check_consumer", "check_exchange_api", "check_producer",
-           "check_streams", "main", "make_target", "probe_findings", "render", "run_probe"]
+__all__ = ["CALLS", "CITES", "EXAMPLE_FACTORY", "FACTORY_CONTRACT", "FINDINGS", "FLAG_IS_COPIED",
+           "FLAG_READ_ONLY", "KDLCPU", "KDLCUDA", "KDLCUDAHOST", "KDLCUDAMANAGED", "KDLHEXAGON",
+           "KDLROCM", "PROBES", "PY_RULES", "DlbridgeTarget", "EdgeProducer", "FactoryError",
+           "FactoryTarget", "NumpyTarget", "Results", "Target", "TorchTarget", "check",
+           "check_consumer", "check_exchange_api", "check_producer", "check_streams",
+           "load_consumer", "main", "make_target", "markdown_report", "probe_findings", "render",
+           "run_probe"]

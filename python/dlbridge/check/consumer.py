@@ -251,7 +251,8 @@ def run_probe(kind, target):
 
 def check_consumer(target, spec, results, log, isolate=True, kinds=None):
     """Every probe (or `kinds`) into target.from_dlpack: each in a subprocess of this command
-    (isolate; spec names the target there), or in this process (tests of fake consumers)."""
+    (isolate; spec names the target there: TARGET, or TARGET and the command's --consumer as a
+    list), or in this process (tests of fake consumers)."""
     if target.from_dlpack is None:
         log("  %s has no from_dlpack: consumer side not checked" % target.name)
         for rule, _sev, _summary in PY_RULES:
@@ -265,7 +266,8 @@ def check_consumer(target, spec, results, log, isolate=True, kinds=None):
             for r, status, message in probe_findings(kind, target):
                 results.add(r, status, "%s: %s" % (kind, message))
             continue
-        proc = subprocess.run([sys.executable, "-m", "dlbridge.check", "--probe", kind, spec],
+        proc = subprocess.run([sys.executable, "-m", "dlbridge.check", "--probe", kind]
+                              + ([spec] if isinstance(spec, str) else list(spec)),
                               capture_output=True, text=True, timeout=120)
         line = [l for l in proc.stdout.splitlines() if l.startswith("DLBRIDGE-PROBE ")]
         if proc.returncode != 0 or not line:

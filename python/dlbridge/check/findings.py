@@ -166,3 +166,51 @@ def render(target, results, markdown):
     lines += ["", "Coverage:"] + ["  " + l for l in results.summary()]
     return header, "\n".join(lines)
 
+
+
+# CHK-2: the Markdown report a peer pastes into an issue.
+def markdown_report(target, results, command, allowed=()):
+    """The report a peer can paste into an issue (CHK-2): what was run, with which versions, the
+    findings first (each with its example and the standard's rule), then every rule in a
+    collapsed table and the coverage. GitHub-flavoured Markdown; nothing machine-specific but
+    the versions."""
+    import platform
+    import sys
+    header, table = render(target, results, markdown=True)
+    found = [(rule, status, example) for rule, status, _s, _c, example in results.rows()
+             if status in FINDINGS]
+    found.sort(key=lambda f: -_RANK[f[1]])
+    tally = {}
+    for _rule, status, _e in found:
+        tally[status] = tally.get(status, 0) + 1
+    if target.consumer:
+        consumer = target.consumer
+    elif target.from_dlpack is not None:
+        fn = target.from_dlpack
+        consumer = "%s.%s" % (getattr(fn, "__module__", None) or "?",
+                              getattr(fn, "__qualname__", None) or "from_dlpack")
+    else:
+        consumer = "none (the consumer side is not applicable)"
+    lines = ["## %s" % header, "",
+             "- command: `%s`" % command,
+             "- library: %s %s; consumer checked: `%s`" % (target.name, target.version, consumer),
+             "- Python %s (%s), %s" % (sys.version.split()[0], platform.python_implementation(),
+                                       platform.platform(terse=True)),
+             "- checker: dlbridge %s, DLPack header %d.%d; rules: "
+             "spec/conformance.md of dlbridge" % (dlbridge.__version__, *dlbridge.DLPACK_VERSION),
+             "",
+             "**Result: %s.**" % (", ".join("%d %s%s" % (n, s, "s" if n > 1 else "")
+                                          for s, n in sorted(tally.items(), key=lambda x: -_RANK[x[0]]))
+                                 or "no finding"),
+             ""]
+    if found:
+        lines += ["| rule | result | example | the standard |", "|---|---|---|---|"]
+        for rule, status, example in found:
+            note = " (allowed)" if rule in allowed else ""
+            lines.append("| %s | %s%s | %s | %s |" % (
+                rule, status, note, example.replace("|", "\\|"),
+                CITES.get(rule, "DLPack 1.3 header (spec/conformance.md)")))
+        lines.append("")
+    lines += ["<details><summary>Every rule (%d) and what was covered</summary>" % len(results.rules),
+              "", table, "", "</details>", ""]
+    return "\n".join(lines)
