@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
                                                    std::to_string(DLPACK_MINOR_VERSION));
   dlbridge_bench::RegisterDlbridgeBenchmarks();
   dlbridge_bench::RegisterStreamBenchmarks();
+  dlbridge_bench::RegisterBridgeBenchmarks();
 #ifdef DLBRIDGE_BENCH_HAVE_TORCH
   benchmark::AddCustomContext("torch_baseline", "libtorch (Debian libtorch-dev)");
   dlbridge_bench::RegisterTorchBenchmarks();
