@@ -31,6 +31,7 @@ result, so deleters and releases are timed too. --smoke: a few short rounds, to 
 lane runs (nothing about time is asserted).
 """
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -129,6 +130,7 @@ def main():
     parser.add_argument("--number", type=int, default=2000, help="calls per statement and round")
     parser.add_argument("--check", action="store_true", help="exit 1 if a ratio exceeds the goal")
     parser.add_argument("--smoke", action="store_true", help="a few short rounds: every lane runs")
+    parser.add_argument("--json", help="also write the ratios here (scripts/figures --python)")
     parser.add_argument("--nanobind-dir", default=os.environ.get("DLBRIDGE_NANOBIND_PEER_DIR"),
                         help="where nanobind_peer was built (<build>/tests/peers)")
     args = parser.parse_args()
@@ -171,6 +173,17 @@ def main():
             print(f"  {label:42s} {min(samples[i]):8.1f} ns   ratio {ratio[i]:.2f}")
             i += 1
     print(f"goal: the export and import ratios <= {GOAL}")
+    if args.json:
+        rows = [{"label": "np.from_dlpack(dlbridge.Tensor)", "ratio": export_ratio},
+                {"label": "dlbridge.from_dlpack(ndarray)", "ratio": import_ratio}]
+        i = 3
+        for _name, statements, _env, skip in lanes:
+            if skip is None:
+                for label, _code in statements:
+                    rows.append({"label": label, "ratio": ratio[i]})
+                    i += 1
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"ratios": rows}, fh, indent=1)
     if args.check and max(export_ratio, import_ratio) > GOAL:
         return 1
     return 0
