@@ -1,5 +1,7 @@
 # The API reference (target `docs`): Doxygen over the public headers (include/dlbridge/*.h),
-# docs/mainpage.md and docs/dlpack_header.dox; HTML in <build>/docs/api/html. Not in `all`.
+# docs/mainpage.md and docs/dlpack_header.dox, with the guides (docs/architecture.md,
+# docs/benchmarks.md) as pages and their pictures (docs/images); HTML in <build>/docs/api/html.
+# Not in `all`.
 # Its options (at the top of CMakeLists.txt):
 #   DLBRIDGE_BUILD_DOCS   ON by default when dlbridge is the top-level project and doxygen is
 #                         found; ON without doxygen is a configure error.
@@ -132,6 +134,7 @@ add_custom_target(dlbridge_docs
   WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/docs"
   BYPRODUCTS "${DLBRIDGE_DOCS_OUTPUT_DIR}/html/index.html"
   SOURCES "${PROJECT_SOURCE_DIR}/docs/Doxyfile.in" "${PROJECT_SOURCE_DIR}/docs/mainpage.md"
+          "${PROJECT_SOURCE_DIR}/docs/architecture.md" "${PROJECT_SOURCE_DIR}/docs/benchmarks.md"
           "${PROJECT_SOURCE_DIR}/docs/dlpack_header.dox" ${_dlb_docs_headers}
   COMMENT "Doxygen: dlbridge's API reference"
   VERBATIM)
