@@ -142,8 +142,7 @@ TEST_CASE("GPU-1 export without a device id keeps kMissingDeviceId and names the
   dlbridge::Tensor t = Make(buf, c, "cuda");
   CHECK_DLB_ERROR(
       dlbridge::ToDLPackVersioned(std::move(t)), ErrorCode::kMissingDeviceId,
-      "memory space \"cuda\" needs a device ordinal; set Tensor::device (e.g. "
-      "{kDLCUDA, 0}) or ExportOptions::device_id; it could not be read from the pointer");
+      "memory space \"cuda\" needs a device ordinal and it could not be read from the pointer");
   CHECK_DLB_ERROR(dlbridge::ToDLPackVersioned(std::move(t)), ErrorCode::kMissingDeviceId,
                   DLBRIDGE_TEST_WITH_CUDA ? "/nonexistent/libcuda.so.1 is not installed"
                                           : "DLBRIDGE_WITH_CUDA=OFF");

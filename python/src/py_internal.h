@@ -156,16 +156,20 @@ const char* StreamTypeNames(dlbridge::StreamFamily family);
 
 // The Python exception type for an ErrorCode (spec/python.md, "Errors").
 PyObject* ExceptionFor(dlbridge::ErrorCode code);
-// The core's message with its C++ advice rewritten as Python advice (see PY-42), e.g. "use
-// ToDLPackVersioned" -> "ask with max_version=(1, 0)", by the error's code.
+// The Python message of a dlbridge::Error (see PY-42): its reason, then its advice (a value,
+// Error::advice()) in Python's words, e.g. "ask with max_version=(1, 0)" where C++ says "use
+// ToDLPackVersioned".
 std::string PythonMessage(const dlbridge::Error& error);
 // Sets the Python exception for a dlbridge::Error: the message with Python advice
 // (PythonMessage), and the ErrorCode's name as the exception's `code` attribute.
 void SetError(const dlbridge::Error& e);
 // Converts whatever a C++ call threw into the Python exception; call it in a catch block.
 void SetCurrentException();
-// dlbridge._python_advice(): PythonMessage's table, for the test that each entry attaches.
+// dlbridge._python_advice(): [(advice name, C++ wording, Python wording)] for every advice.
 PyObject* PythonAdviceList(PyObject* module, PyObject* unused);
+// dlbridge._raise_error(code, reason, advice, detail): raises what a dlbridge::Error of those
+// values becomes (tests: the advice attaches whatever the reason says).
+PyObject* RaiseError(PyObject* module, PyObject* args);
 
 // Thrown by C++ code that has already set the Python exception.
 struct PythonErrorSet {};
