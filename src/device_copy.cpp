@@ -253,8 +253,11 @@ Tensor CopyTo(const ExportPlan& plan, DLDevice target, const CopyOptions& option
     const auto direction = src.host   ? detail::CopyDirection::kHostToDevice
                            : dst.host ? detail::CopyDirection::kDeviceToHost
                                       : detail::CopyDirection::kDeviceToDevice;
-    copy(direction, Bytes(result), first, bytes, options.synchronous);
-    pending = !options.synchronous && gpu.runtime != GpuRuntime::kLevelZero;  // L0: complete
+    // CPY-5: a host result is complete before it is returned: the host reads it, and no
+    // stream orders the host, so a pending stream on a kDLCPU tensor would order nothing.
+    const bool wait = options.synchronous || dst.host;
+    copy(direction, Bytes(result), first, bytes, wait);
+    pending = !wait && gpu.runtime != GpuRuntime::kLevelZero;  // L0: complete
   } else if (src.host) {  // CPY-2: gathered on the host, then copied up
     Tensor staged = AllocateHostTensor(from.dtype, from.ndim, from.shape);
     detail::CopyHostElements(from, plan.Flags(), false, Bytes(staged), bytes);

@@ -29,11 +29,12 @@ struct CopyOptions {
   /// CopyTo(const ExportPlan&, ...). The copy's stream is ordered after it first
   /// (OrderStreams); a copy the host does itself (source memory the CPU reads) waits for it.
   std::optional<int64_t> producer_stream;
-  /// true: CopyTo returns once the copy is complete. false: it may return once the copy is
-  /// queued, and the result's Tensor::stream then names the stream it is pending on (order a
-  /// consumer after it with OrderStreams, or synchronise it before the host reads the
-  /// result). A copy that needs a host staging buffer (a strided GPU source or target, a
-  /// host-to-host copy) always completes before CopyTo returns.
+  /// true: CopyTo returns once the copy is complete. false: a copy to GPU memory may return
+  /// once it is queued, and the result's Tensor::stream then names the stream it is pending on
+  /// (order a consumer after it with OrderStreams). A copy to host memory (kDLCPU) always
+  /// completes before CopyTo returns and its result carries no stream: the host reads it, and
+  /// no stream orders the host. A copy that needs a host staging buffer (a strided GPU source or
+  /// target, a host-to-host copy) always completes before CopyTo returns.
   bool synchronous = true;
   /// Level Zero: the context of the source and the target (null: the one registered with
   /// SetLevelZeroContext).
