@@ -245,7 +245,9 @@ TEST_CASE("GPU-1 the first use from many threads loads each runtime once") {
 TEST_CASE("GPU-2 the CUDA toolkit's stub library is recognised and named") {
   RuntimeReset reset;
 #ifndef DLBRIDGE_TEST_CUDA_STUB
-  MESSAGE("no CUDA toolkit stub (lib64/stubs/libcuda.so) found at configure time");
+  MESSAGE(
+      "no CUDA toolkit stub this target can load (lib64/stubs/libcuda.so, a Linux library "
+      "for the target's processor) found at configure time");
 #else
   RuntimeReset::UseLibrary(GpuRuntime::kCuda, DLBRIDGE_TEST_CUDA_STUB);
   const dlbridge::RuntimeInfo info = dlbridge::GetRuntimeInfo(GpuRuntime::kCuda);
