@@ -1,6 +1,7 @@
-// The test hooks (testing/include/dlbridge/testing.h, namespace dlbridge::testing): compiled
-// into libdlbridge only when DLBRIDGE_TESTING_HOOKS is ON, so they are one file that only sets
-// and reads state the library keeps anyway (see PKG-7).
+// The test hooks (testing/include/dlbridge/testing.h, namespace dlbridge::testing): never in
+// libdlbridge; linked with the library's own objects into dlbridge_testing, the library the unit
+// tests link, so they are one file that only sets and reads state the library keeps anyway
+// (see PKG-7).
 #include <atomic>
 
 #include "checker_internal.h"
