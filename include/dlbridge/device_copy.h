@@ -4,45 +4,13 @@
 /// from any tensor dlbridge can export. spec/copies.md (CPY-*) has the rules.
 #pragma once
 
-#include <cstdint>
-#include <optional>
-
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
 #include "dlbridge/export_plan.h"
+#include "dlbridge/options.h"
 #include "dlbridge/tensor.h"
-#include "dlbridge/to_dlpack.h"
 
 namespace dlbridge {
-
-/// How CopyTo queues and waits for a copy.
-struct CopyOptions {
-  /// The stream the copy is queued on, as a Python DLPack stream value of the runtime that runs
-  /// it (the GPU side of the copy; CheckStreamValue's values): CUDA 1 (legacy default), 2
-  /// (per-thread default), > 2 a CUstream; ROCm 0 (null stream), > 2 a hipStream_t. Empty: that
-  /// runtime's default stream (CUDA 1, ROCm 0). -1 is refused: a copy is queued somewhere. Not
-  /// read for host-to-host and Level Zero copies (Level Zero copies run on an immediate
-  /// command list of their own).
-  std::optional<int64_t> stream;
-  /// The stream on which the source's writes may still be pending (same values; -1: nothing
-  /// pending). Empty: the source's Tensor::stream for CopyTo(const Tensor&, ...), nothing for
-  /// CopyTo(const ExportPlan&, ...). The copy's stream is ordered after it first
-  /// (OrderStreams); a copy the host does itself (source memory the CPU reads) waits for it.
-  std::optional<int64_t> producer_stream;
-  /// true: CopyTo returns once the copy is complete. false: a copy to GPU memory may return
-  /// once it is queued, and the result's Tensor::stream then names the stream it is pending on
-  /// (order a consumer after it with OrderStreams). A copy to host memory (kDLCPU) always
-  /// completes before CopyTo returns and its result carries no stream: the host reads it, and
-  /// no stream orders the host. A copy that needs a host staging buffer (a strided GPU source or
-  /// target, a host-to-host copy) always completes before CopyTo returns.
-  bool synchronous = true;
-  /// Level Zero: the context of the source and the target (null: the one registered with
-  /// SetLevelZeroContext).
-  void* level_zero_context = nullptr;
-  /// Level Zero: the device a new allocation is made on and the copy runs on (null: the
-  /// registered one).
-  void* level_zero_device = nullptr;
-};
 
 /// A copy of what `plan` describes, in new memory on `target`: a C-contiguous tensor of the
 /// plan's dtype and shape (sub-byte dtypes packed, as AllocateHostTensor packs them), byte

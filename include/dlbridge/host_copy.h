@@ -8,8 +8,8 @@
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
 #include "dlbridge/export_plan.h"
+#include "dlbridge/options.h"
 #include "dlbridge/tensor.h"
-#include "dlbridge/to_dlpack.h"
 
 namespace dlbridge {
 
