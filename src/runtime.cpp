@@ -73,15 +73,24 @@ ErrorCode CodeFor(RuntimeStatus status) noexcept {
   }
 }
 
+const RuntimeInfo* UnusableRuntime(GpuRuntime runtime) {
+  const RuntimeInfo& info = BackendOf(runtime).Info();
+  return info.status == RuntimeStatus::kReady ? nullptr : &info;
+}
+
+Backend& ReadyBackend(GpuRuntime runtime, const std::string& where) {
+  if (const RuntimeInfo* info = UnusableRuntime(runtime)) {
+    Fail(CodeFor(info->status), where + info->message);
+  }
+  return BackendOf(runtime);
+}
+
 RuntimeAnswer AskRuntime(const char* where, GpuRuntime runtime, const void* pointer,
                          void* level_zero_context) {
   const Runtime rt = For(runtime);
   RuntimeAnswer answer;
-  const RuntimeInfo& info = rt.Info();
-  if (info.status != RuntimeStatus::kReady) {
-    answer.unavailable = &info;
-    return answer;
-  }
+  if (rt.fake == nullptr) answer.unavailable = UnusableRuntime(runtime);
+  if (answer.unavailable != nullptr) return answer;
   std::string error;
   const RuntimeStatus status = rt.Query(pointer, level_zero_context, &answer.pointer, &error);
   if (status != RuntimeStatus::kReady) Fail(CodeFor(status), std::string(where) + ": " + error);

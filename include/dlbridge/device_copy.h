@@ -1,7 +1,8 @@
 /// @file
 /// Copies between host and GPU memory through the GPU runtimes dlbridge loads with dlopen
 /// (CUDA's driver, HIP, Level Zero): CopyTo makes a new C-contiguous tensor on a target device
-/// from any tensor dlbridge can export. spec/copies.md (CPY-*) has the rules.
+/// from any tensor dlbridge can export, and CopyToHost one in host memory. spec/copies.md (CPY-*)
+/// has the rules.
 #pragma once
 
 #include "dlbridge/dlpack_header.h"
@@ -46,5 +47,28 @@ DLBRIDGE_API Tensor CopyTo(const ExportPlan& plan, DLDevice target,
 /// never changed.
 DLBRIDGE_API Tensor CopyTo(const Tensor& tensor, DLDevice target, const CopyOptions& options = {},
                            const ExportOptions& export_options = {});
+
+/// A copy of what `plan` describes into a new AllocateHostTensor of its dtype and shape
+/// (C-contiguous, writable, {kDLCPU, 0}; strides, negative and zero ones included, are
+/// followed element by element). Sub-byte elements are copied bit by bit into the packed
+/// form (little bit-endian, as the DLPack header defines it), from a packed source or from
+/// one padded to a byte per element (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED); the copy's
+/// flags are 0 (packed). Memory the CPU reads at its own address (IsHostAccessible: host,
+/// pinned and managed memory) is read on the calling thread; any other memory (GPU memory) is
+/// copied down by its runtime, exactly as CopyTo(plan, {kDLCPU, 0}) (dlbridge/device_copy.h)
+/// copies it, synchronously on the runtime's default stream. The plan's memory must still be
+/// valid and its pending writes complete (for an ordered copy, use CopyTo with
+/// CopyOptions::producer_stream).
+///
+/// Throws Error: kOverflow when the copy's size passes int64, kOutOfMemory, and for GPU memory
+/// CopyTo's errors (the runtime cannot be used, a runtime call failed, kUnsupportedDevice for
+/// memory neither the host nor a runtime can read). Nothing is allocated then.
+DLBRIDGE_API Tensor CopyToHost(const ExportPlan& plan);
+
+/// A copy of `tensor`, validated first exactly as ToDLPackVersioned(tensor, options) would
+/// validate it (the same Error for the same input, e.g. kOutOfBounds for a layout outside its
+/// buffer; ExportPlan), then copied as CopyToHost(const ExportPlan&) copies. `tensor` and its
+/// hold are not changed.
+DLBRIDGE_API Tensor CopyToHost(const Tensor& tensor, const ExportOptions& options = {});
 
 }  // namespace dlbridge

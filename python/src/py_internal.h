@@ -433,9 +433,9 @@ PyObject* ImportManaged(DLManagedTensorVersioned* m);
 // ---- Streams (streams.cpp) ----
 
 // The stream convention of each device type is the device table's (dlbridge::StreamFamilyOf,
-// see DEV-5). The protocol's meaning of stream=None for a family that has streams: CUDA 1
-// (legacy default stream), ROCm 0 (null stream).
-int64_t DefaultStream(dlbridge::StreamFamily family) noexcept;
+// see DEV-5). The protocol's meaning of stream=None on a device type whose streams are ordered:
+// the table's default_stream (CUDA 1, the legacy default stream; ROCm 0, the null stream).
+int64_t DefaultStream(int32_t device_type) noexcept;
 // A stream argument: an int (bool refused: TypeError) within int64 (else ValueError).
 bool ToStreamValue(PyObject* value, const char* what, int64_t* out);
 // The core's CheckStreamValue for `device`: ValueError (code kInvalidArgument) on refusal.
