@@ -67,7 +67,7 @@ DLBRIDGE_API const char* ErrorCodeName(ErrorCode code) noexcept;
 /// its own wording from the same value (see PY-42 in spec/python.md), so no advice depends on the
 /// text of a message.
 enum class ErrorAdvice : int {
-  kNone = 0,
+  kNone = 0,  ///< No advice of this kind (the message may still say what to do in words).
   /// Export a versioned tensor (ToDLPackVersioned): the legacy DLManagedTensor cannot say
   /// what this one needs.
   kUseVersioned = 1,
