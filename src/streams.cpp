@@ -73,9 +73,13 @@ bool OrderStreams(DLDevice device, int64_t producer, int64_t consumer) {
   // orders streams has one, see DEV-6).
   const GpuRuntime runtime = FindDeviceType(device.device_type)->copy_runtime;
   // STR-6: a runtime that cannot be used is an error only here, where ordering is needed.
-  detail::Backend& backend = detail::ReadyBackend(
-      runtime, "OrderStreams: stream " + StreamText(consumer) + " of " + DeviceText(device) +
-                   " cannot be ordered after stream " + StreamText(producer) + ": ");
+  // The message is built only then (UnusableRuntime, the answer ReadyBackend gives).
+  if (const RuntimeInfo* info = detail::UnusableRuntime(runtime)) {
+    Fail(detail::CodeFor(info->status),
+         "OrderStreams: stream " + StreamText(consumer) + " of " + DeviceText(device) +
+             " cannot be ordered after stream " + StreamText(producer) + ": " + info->message);
+  }
+  detail::Backend& backend = detail::BackendOf(runtime);
   std::string error;
   // STR-5: a failed driver call is named, with its error and the device.
   if (!backend.OrderStreams(device.device_id, producer, consumer, &error)) {
