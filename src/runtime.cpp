@@ -8,7 +8,6 @@
 #include <string>
 
 #include "device_map_internal.h"
-#include "dlbridge/testing.h"
 #include "error_internal.h"
 #include "runtime_backend_internal.h"
 #include "runtime_internal.h"
@@ -20,7 +19,8 @@ using detail::Fail;
 namespace detail {
 
 std::atomic<uint64_t> g_queries{0};
-std::atomic<const testing::FakeRuntime*> g_fakes[kGpuRuntimeCount] = {};
+std::atomic<const RuntimeFake*> g_fakes[kGpuRuntimeCount] = {};
+RuntimeFake::~RuntimeFake() = default;
 
 }  // namespace detail
 
@@ -35,7 +35,7 @@ std::atomic<void*> g_ze_device{nullptr};
 // One runtime as the checks see it: the real backend, or a test's fake.
 struct Runtime {
   GpuRuntime which;
-  const testing::FakeRuntime* fake;
+  const detail::RuntimeFake* fake;
 
   const RuntimeInfo& Info() const {
     static const RuntimeInfo kFakeInfo{RuntimeStatus::kReady, "fake runtime (tests)", 0, ""};
