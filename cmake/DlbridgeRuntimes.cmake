@@ -40,12 +40,29 @@ foreach(_rt CUDA HIP LEVEL_ZERO)
     list(APPEND DLBRIDGE_RUNTIME_TEST_DEFINITIONS "DLBRIDGE_TEST_WITH_${_rt}=0")
   endif()
 endforeach()
-if(DLBRIDGE_WITH_CUDA AND DLBRIDGE_CUDA_INCLUDE_DIR)
+# The toolkit's link stub (the stub test, see GPU-2) is a Linux ELF library: only a Linux target can load
+# it. A Windows toolkit has an import library there (lib/x64/cuda.lib), which nothing loads, so a
+# Windows build (the MinGW cross build given the toolkit's headers) has no stub to test with;
+# loading the Linux one fails with Windows error 193 (not a valid application).
+if(DLBRIDGE_WITH_CUDA AND DLBRIDGE_CUDA_INCLUDE_DIR AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
   get_filename_component(_dlb_cuda_root "${DLBRIDGE_CUDA_INCLUDE_DIR}" DIRECTORY)
-  foreach(_stub "${_dlb_cuda_root}/lib64/stubs/libcuda.so" "${_dlb_cuda_root}/lib/stubs/libcuda.so"
-                "${_dlb_cuda_root}/lib/x64/stubs/libcuda.so")
+  foreach(_stub "${_dlb_cuda_root}/lib64/stubs/libcuda.so" "${_dlb_cuda_root}/lib/stubs/libcuda.so")
     if(EXISTS "${_stub}")
-      list(APPEND DLBRIDGE_RUNTIME_TEST_DEFINITIONS "DLBRIDGE_TEST_CUDA_STUB=\"${_stub}\"")
+      # An ELF file for the target's processor (e_machine, bytes 18-19, little-endian): a cross
+      # build for another processor cannot load the build machine's stub either.
+      file(READ "${_stub}" _head LIMIT 20 HEX)
+      string(SUBSTRING "${_head}" 36 4 _machine)
+      set(_want "")
+      if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+        set(_want "3e00")
+      elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+        set(_want "b700")
+      elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^ppc64")
+        set(_want "1500")
+      endif()
+      if(_head MATCHES "^7f454c46" AND _machine STREQUAL _want)
+        list(APPEND DLBRIDGE_RUNTIME_TEST_DEFINITIONS "DLBRIDGE_TEST_CUDA_STUB=\"${_stub}\"")
+      endif()
       break()
     endif()
   endforeach()

@@ -86,10 +86,10 @@ bool AskAbout(const char* where, Side side, DeviceVerification verify, GpuRuntim
   const GpuRuntime which = row->runtime;
   const std::string name = GpuRuntimeName(which);
   auto missing = [&](const std::string& why) {
-    Fail(ErrorCode::kMissingDeviceId, std::string(where) + ": memory space \"" +
-                                          MemorySpaceName(space) +
-                                          "\" needs a device ordinal; set Tensor::device (e.g. {" +
-                                          row->name + ", 0}) or ExportOptions::device_id; " + why);
+    Fail(ErrorCode::kMissingDeviceId,
+         std::string(where) + ": memory space \"" + MemorySpaceName(space) +
+             "\" needs a device ordinal and " + why,
+         ErrorAdvice::kGiveDeviceId, row->name);
   };
   if (pointer == nullptr) {
     if (need_id)
@@ -112,12 +112,13 @@ bool AskAbout(const char* where, Side side, DeviceVerification verify, GpuRuntim
       if (row->pinned_host_type == 0) break;  // host USM stays kDLOneAPI (see GPU-10)
       const char* host = DeviceTypeName(row->pinned_host_type);
       if (type_given) {
-        Fail(ErrorCode::kDeviceMismatch, std::string(where) + ": Tensor::device says " + row->name +
-                                             " but the " + name + " runtime reports that" + at +
+        Fail(ErrorCode::kDeviceMismatch, std::string(where) + ": the tensor's device says " +
+                                             row->name + " but the " + name +
+                                             " runtime reports that" + at +
                                              " is pinned host memory; describe it as \"host\" "
-                                             "(with Tensor::device {" +
+                                             "(with the tensor's device {" +
                                              host +
-                                             ", 0} if wanted), or leave Tensor::device "
+                                             ", 0} if wanted), or leave the tensor's device "
                                              "unset to export it as " +
                                              host);
       }
@@ -137,11 +138,11 @@ bool AskAbout(const char* where, Side side, DeviceVerification verify, GpuRuntim
       if (device->device_type == kDLCUDAManaged) {
         Fail(ErrorCode::kDeviceMismatch,
              std::string(where) +
-                 ": Tensor::device says kDLCUDAManaged but the CUDA runtime "
+                 ": the tensor's device says kDLCUDAManaged but the CUDA runtime "
                  "reports that" +
                  at +
                  " is device memory, not managed memory; "
-                 "use {kDLCUDA, ordinal} or leave Tensor::device unset");
+                 "use {kDLCUDA, ordinal} or leave the tensor's device unset");
       }
       break;
   }

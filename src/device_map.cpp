@@ -38,9 +38,25 @@ constexpr Owner kRocm{true, GpuRuntime::kHip, 11};            // pinned host: kD
 constexpr Owner kLevelZero{true, GpuRuntime::kLevelZero, 0};  // host USM stays kDLOneAPI
 
 // A row, its fields set by name (so that the table does not depend on the struct's order).
+// The copy columns (CopyTo): who allocates a copy to the type, the runtime that copies its
+// memory and waits for its streams, the default stream of its family.
+struct Copies {
+  CopyAllocator allocator;
+  bool has_runtime;
+  GpuRuntime runtime;
+  int64_t default_stream;
+};
+constexpr Copies kNoCopies{CopyAllocator::kNone, false, GpuRuntime::kCuda, -1};
+constexpr Copies kHostCopies{CopyAllocator::kHost, false, GpuRuntime::kCuda, -1};
+constexpr Copies kCudaCopies{CopyAllocator::kRuntime, true, GpuRuntime::kCuda, 1};
+constexpr Copies kCudaReadCopies{CopyAllocator::kNone, true, GpuRuntime::kCuda, 1};  // read by host
+constexpr Copies kRocmCopies{CopyAllocator::kRuntime, true, GpuRuntime::kHip, 0};
+constexpr Copies kRocmReadCopies{CopyAllocator::kNone, true, GpuRuntime::kHip, 0};  // read by host
+constexpr Copies kLevelZeroCopies{CopyAllocator::kRuntime, true, GpuRuntime::kLevelZero, -1};
+
 constexpr DeviceTypeInfo Row(int32_t type, const char* name, DeviceImport import, MemorySpace space,
                              bool exported, bool id_is_zero, bool host_addressable,
-                             bool host_accessible, StreamFamily streams, Owner owner,
+                             bool host_accessible, StreamFamily streams, Owner owner, Copies copies,
                              const char* reason, bool address_arithmetic = true) {
   DeviceTypeInfo row{};
   row.device_type = type;
@@ -57,13 +73,17 @@ constexpr DeviceTypeInfo Row(int32_t type, const char* name, DeviceImport import
   row.pinned_host_type = owner.pinned_host_type;
   row.reason = reason;
   row.address_arithmetic = address_arithmetic;
+  row.copy_allocator = copies.allocator;
+  row.has_copy_runtime = copies.has_runtime;
+  row.copy_runtime = copies.runtime;
+  row.default_stream = copies.default_stream;
   return row;
 }
 
 // A type no memory space describes: imports as nothing, exports as nothing.
 constexpr DeviceTypeInfo Rejected(int32_t type, const char* name, const char* reason) {
   return Row(type, name, DeviceImport::kRejected, MemorySpace::kHost, false, false, false, false,
-             StreamFamily::kUnspecified, kNoRuntime, reason, false);
+             StreamFamily::kUnspecified, kNoRuntime, kNoCopies, reason, false);
 }
 
 constexpr MemorySpace H = MemorySpace::kHost;
@@ -77,36 +97,37 @@ constexpr StreamFamily kNoConvention = StreamFamily::kUnspecified;
 // Device types are written as numbers so that this table compiles against any 1.x header;
 // values a header does not have are still listed and decided here. Columns: value, name,
 // import, space, exported, id_is_zero, host_addressable, host_accessible, stream_family,
-// runtime (Owner), reason, and
+// runtime (Owner), the copy columns (Copies), reason, and
 // address_arithmetic (true unless given: false for handles and rejected types). DEV-4: one row
 // per type (TablesAgree) with one space, so no type exports from two; kDLMetal's `exported`
 // is false.
 constexpr DeviceTypeInfo kDevices[] = {
-    Row(1, "kDLCPU", kSpace, H, true, true, true, true, kNoStreams, kNoRuntime,
+    Row(1, "kDLCPU", kSpace, H, true, true, true, true, kNoStreams, kNoRuntime, kHostCopies,
         "CPU memory is host memory"),
     Row(2, "kDLCUDA", kSpace, MemorySpace::kCuda, true, false, false, false, kCudaStreams, kCuda,
-        "CUDA device memory"),
+        kCudaCopies, "CUDA device memory"),
     Row(3, "kDLCUDAHost", kSpace, H, true, true, true, true, kCudaStreams, kNoRuntime,
-        "CUDA pinned host memory is host-addressable"),
+        kCudaReadCopies, "CUDA pinned host memory is host-addressable"),
     Rejected(4, "kDLOpenCL",
              "OpenCL data is a cl_mem handle, not an address; no memory space describes it"),
     Rejected(7, "kDLVulkan",
              "Vulkan data is a buffer handle, not an address; no memory space describes it"),
     Row(8, "kDLMetal", DeviceImport::kNeedsResolver, H, false, false, false, false, kNoConvention,
-        kNoRuntime,
+        kNoRuntime, kNoCopies,
         "Metal data is an id<MTLBuffer> handle; only a registered MetalResolver can turn "
         "shared storage into a host pointer",
         false),
     Rejected(9, "kDLVPI", "Verilog simulator memory has no memory space"),
     Row(10, "kDLROCM", kSpace, MemorySpace::kHip, true, false, false, false, kRocmStreams, kRocm,
-        "ROCm device memory is HIP memory"),
+        kRocmCopies, "ROCm device memory is HIP memory"),
     Row(11, "kDLROCMHost", kSpace, H, true, true, true, true, kRocmStreams, kNoRuntime,
-        "ROCm pinned host memory is host-addressable"),
+        kRocmReadCopies, "ROCm pinned host memory is host-addressable"),
     Rejected(12, "kDLExtDev", "reserved extension device: its data has no agreed meaning"),
     Row(13, "kDLCUDAManaged", kSpace, MemorySpace::kCuda, true, true, false, true, kCudaStreams,
-        kCuda, "CUDA managed memory is addressed as CUDA memory; DLPack fixes its device_id at 0"),
+        kCuda, kCudaReadCopies,
+        "CUDA managed memory is addressed as CUDA memory; DLPack fixes its device_id at 0"),
     Row(14, "kDLOneAPI", DeviceImport::kNeedsContext, MemorySpace::kLevelZero, true, false, false,
-        false, kNoConvention, kLevelZero,
+        false, kNoConvention, kLevelZero, kLevelZeroCopies,
         "oneAPI pointers are Level Zero USM pointers, meaningful only with their ze_context"),
     Rejected(15, "kDLWebGPU", "WebGPU data is a GPUBuffer handle; no memory space describes it"),
     Rejected(16, "kDLHexagon", "Qualcomm Hexagon DSP memory has no memory space"),
@@ -161,6 +182,23 @@ constexpr bool TablesAgree() {
       if (pinned == nullptr || !pinned->host_addressable || !row.has_runtime) return false;
       if (pinned->stream_family != row.stream_family) return false;
     }
+    // The copy columns: the host allocates only host memory of device 0; a runtime allocates
+    // only its own device memory; a type with a runtime is copied by it, and a stream family
+    // by its runtime, from its default stream (see DEV-6).
+    if (row.copy_allocator == CopyAllocator::kHost &&
+        (!row.host_addressable || !row.id_is_zero || row.stream_family != kNoStreams))
+      return false;
+    if (row.copy_allocator == CopyAllocator::kRuntime &&
+        (!row.has_runtime || row.host_accessible || !row.exported))
+      return false;
+    if (row.has_runtime && (!row.has_copy_runtime || row.copy_runtime != row.runtime)) return false;
+    if (row.stream_family == kCudaStreams &&
+        (!row.has_copy_runtime || row.copy_runtime != GpuRuntime::kCuda || row.default_stream != 1))
+      return false;
+    if (row.stream_family == kRocmStreams &&
+        (!row.has_copy_runtime || row.copy_runtime != GpuRuntime::kHip || row.default_stream != 0))
+      return false;
+    if (!OrdersStreams(row.stream_family) && row.default_stream != -1) return false;
     for (int k = 0; k < kDeviceCount; ++k) {
       const DeviceTypeInfo& other = kDevices[k];
       if (k != i && other.device_type == row.device_type) return false;

@@ -14,9 +14,9 @@
 #include "dlbridge/device_map.h"
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/memory_descriptor.h"
+#include "dlbridge/options.h"
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
-#include "dlbridge/to_dlpack.h"
 #include "dlpack_rules.h"
 #include "export_rules.h"
 

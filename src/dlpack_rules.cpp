@@ -96,15 +96,16 @@ void FailNoHold(const char* where) {
 }
 
 void FailLegacyFlags(const char* where) {
-  Fail(ErrorCode::kReadOnly, std::string(where) +
-                                 ": the tensor is read-only and a legacy DLManagedTensor cannot "
-                                 "say so; use ToDLPackVersioned");
+  Fail(ErrorCode::kReadOnly,
+       std::string(where) + ": the tensor is read-only and a legacy DLManagedTensor cannot say so",
+       ErrorAdvice::kUseVersioned);
 }
 
 void FailLegacyDtype(const char* where, DLDataType dtype) {
-  Fail(ErrorCode::kInvalidFlags, std::string(where) + ": padded sub-byte " + DtypeText(dtype) +
-                                     " cannot be said in a legacy DLManagedTensor; use "
-                                     "ToDLPackVersioned");
+  Fail(ErrorCode::kInvalidFlags,
+       std::string(where) + ": padded sub-byte " + DtypeText(dtype) +
+           " cannot be said in a legacy DLManagedTensor",
+       ErrorAdvice::kUseVersioned);
 }
 
 void FailOutsideBuffer(const char* where, uint64_t byte_offset, const ByteSpan& span,
@@ -126,14 +127,13 @@ void FailDeviceLabel(const char* where, DeviceLabel label, DLDevice given, Memor
   switch (label) {
     case DeviceLabel::kTypeContradictsSpace:
       Fail(ErrorCode::kDeviceMismatch,
-           std::string(where) + ": Tensor::device.device_type " +
-               std::to_string(given.device_type) + " (" + DeviceTypeName(given.device_type) +
-               ") contradicts memory space \"" + MemorySpaceName(space) +
-               "\"; leave it 0 to derive it from the space");
+           std::string(where) + ": the tensor's device type " + std::to_string(given.device_type) +
+               " (" + DeviceTypeName(given.device_type) + ") contradicts memory space \"" +
+               MemorySpaceName(space) + "\"; leave it 0 to derive it from the space");
     case DeviceLabel::kIdContradictsOption:
       Fail(ErrorCode::kDeviceMismatch,
            std::string(where) + ": ExportOptions::device_id " + std::to_string(option_id) +
-               " contradicts Tensor::device.device_id " + std::to_string(given.device_id));
+               " contradicts the tensor's device id " + std::to_string(given.device_id));
     case DeviceLabel::kIdNotZero:
     case DeviceLabel::kResolved:  // not a failure; never passed
       break;

@@ -8,8 +8,6 @@
 #include <utility>
 
 #include "checked_math_internal.h"
-#include "dlbridge/device_copy.h"
-#include "dlbridge/device_map.h"
 #include "dlbridge/dtype.h"
 #include "dlpack_rules.h"
 #include "error_internal.h"
@@ -179,25 +177,5 @@ void CopyHostElements(const DLTensor& from, uint64_t flags, bool contiguous, uns
 }
 
 }  // namespace detail
-
-// HC-2: the plan's elements in C order into a new host tensor.
-Tensor CopyToHost(const ExportPlan& plan) {
-  const DLTensor from = plan.View();
-  if (!IsHostAccessible(from.device.device_type)) {  // HC-3
-    return CopyTo(plan, DLDevice{kDLCPU, 0});
-  }
-  Tensor copy = AllocateHostTensor(from.dtype, from.ndim, from.shape);
-  detail::CopyHostElements(
-      from, plan.Flags(), plan.Layout().IsContiguous(),
-      reinterpret_cast<unsigned char*>(static_cast<intptr_t>(copy.descriptor.GetPointer())),
-      copy.descriptor.GetSizeInBytes());
-  return copy;
-}
-
-Tensor CopyToHost(const Tensor& tensor, const ExportOptions& options) {
-  ExportOptions copying = options;
-  copying.allow_unowned = true;  // the copy is done before this returns: nothing to keep alive
-  return CopyToHost(ExportPlan(tensor, ExportKind::kVersioned, copying));
-}
 
 }  // namespace dlbridge

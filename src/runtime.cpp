@@ -8,7 +8,6 @@
 #include <string>
 
 #include "device_map_internal.h"
-#include "dlbridge/testing.h"
 #include "error_internal.h"
 #include "runtime_backend_internal.h"
 #include "runtime_internal.h"
@@ -20,7 +19,8 @@ using detail::Fail;
 namespace detail {
 
 std::atomic<uint64_t> g_queries{0};
-std::atomic<const testing::FakeRuntime*> g_fakes[kGpuRuntimeCount] = {};
+std::atomic<const RuntimeFake*> g_fakes[kGpuRuntimeCount] = {};
+RuntimeFake::~RuntimeFake() = default;
 
 }  // namespace detail
 
@@ -35,7 +35,7 @@ std::atomic<void*> g_ze_device{nullptr};
 // One runtime as the checks see it: the real backend, or a test's fake.
 struct Runtime {
   GpuRuntime which;
-  const testing::FakeRuntime* fake;
+  const detail::RuntimeFake* fake;
 
   const RuntimeInfo& Info() const {
     static const RuntimeInfo kFakeInfo{RuntimeStatus::kReady, "fake runtime (tests)", 0, ""};
@@ -73,15 +73,24 @@ ErrorCode CodeFor(RuntimeStatus status) noexcept {
   }
 }
 
+const RuntimeInfo* UnusableRuntime(GpuRuntime runtime) {
+  const RuntimeInfo& info = BackendOf(runtime).Info();
+  return info.status == RuntimeStatus::kReady ? nullptr : &info;
+}
+
+Backend& ReadyBackend(GpuRuntime runtime, const std::string& where) {
+  if (const RuntimeInfo* info = UnusableRuntime(runtime)) {
+    Fail(CodeFor(info->status), where + info->message);
+  }
+  return BackendOf(runtime);
+}
+
 RuntimeAnswer AskRuntime(const char* where, GpuRuntime runtime, const void* pointer,
                          void* level_zero_context) {
   const Runtime rt = For(runtime);
   RuntimeAnswer answer;
-  const RuntimeInfo& info = rt.Info();
-  if (info.status != RuntimeStatus::kReady) {
-    answer.unavailable = &info;
-    return answer;
-  }
+  if (rt.fake == nullptr) answer.unavailable = UnusableRuntime(runtime);
+  if (answer.unavailable != nullptr) return answer;
   std::string error;
   const RuntimeStatus status = rt.Query(pointer, level_zero_context, &answer.pointer, &error);
   if (status != RuntimeStatus::kReady) Fail(CodeFor(status), std::string(where) + ": " + error);

@@ -16,8 +16,9 @@ namespace {
 #if DLBRIDGE_WITH_CUDA
 
 constexpr const char* kDefaultLibrary = kCudaDriverLibrary;
-constexpr const char* kNoIdHint =
-    "; without a driver, give the device id (Tensor::device or ExportOptions::device_id)";
+// The way around a missing driver, in words of no one API (the export that needs the id adds
+// its own advice, ErrorAdvice::kGiveDeviceId).
+constexpr const char* kNoIdHint = "; without a driver, give the device id";
 
 // Full v2 signature (CUDA >= 12.0) and the older four-argument one.
 using GetProcV2 = CUresult (*)(const char*, void**, int, cuuint64_t,
@@ -430,8 +431,7 @@ Backend* MakeCudaBackend() {
   return new DisabledBackend(kCudaDriverLibrary,
                              "CUDA: this build of dlbridge has the CUDA backend switched "
                              "off (DLBRIDGE_WITH_CUDA=OFF); rebuild with the CUDA toolkit's "
-                             "headers, or give the device id (Tensor::device or "
-                             "ExportOptions::device_id)");
+                             "headers, or give the device id");
 #endif
 }
 

@@ -49,9 +49,8 @@ namespace {
 
 #if DLBRIDGE_WITH_HIP
 
-constexpr const char* kNoIdHint =
-    "; without a usable HIP runtime, give the device id (Tensor::device or "
-    "ExportOptions::device_id)";
+// The way around a missing runtime, in words of no one API (see runtime_cuda.cpp).
+constexpr const char* kNoIdHint = "; without a usable HIP runtime, give the device id";
 
 // ROCm 5 and 6 share the struct's layout; 6 renamed `memoryType` to `type` and renumbered it.
 // The first member is read by offset so that either header compiles.
@@ -342,7 +341,7 @@ Backend* MakeHipBackend() {
   return new DisabledBackend("libamdhip64.so",
                              "HIP: this build of dlbridge has the HIP backend switched off "
                              "(DLBRIDGE_WITH_HIP=OFF); rebuild with the HIP headers, or give "
-                             "the device id (Tensor::device or ExportOptions::device_id)");
+                             "the device id");
 #endif
 }
 

@@ -11,19 +11,40 @@
 #include "dlbridge/runtime.h"
 
 namespace dlbridge {
-namespace testing {
-class FakeRuntime;
-}  // namespace testing
 namespace detail {
+
+class Backend;  // src/runtime_backend_internal.h
 
 /// Pointer queries run since the process started (read by testing::PointerQueryCount).
 extern std::atomic<uint64_t> g_queries;
+/// What answers pointer queries in place of a runtime in the tests: the library's own interface,
+/// so that libdlbridge needs nothing of the test hooks (not even a type's typeinfo, which
+/// UBSan's vptr check asks for); src/testing_hooks.cpp adapts testing::FakeRuntime to it
+/// (see PKG-7).
+class RuntimeFake {
+ public:
+  virtual ~RuntimeFake();
+  virtual PointerInfo Query(const void* pointer, void* level_zero_context) const = 0;
+  virtual int32_t LevelZeroDeviceIndex(void* device) const = 0;
+};
+
 /// Per runtime (RuntimeIndex), the fake its queries go to; null for the real backend. Only the
 /// test hooks (src/testing_hooks.cpp, see PKG-7) set one.
-extern std::atomic<const testing::FakeRuntime*> g_fakes[];
+extern std::atomic<const RuntimeFake*> g_fakes[];
 
 /// The Error code for a runtime that cannot answer (or whose query failed) with `status`.
 ErrorCode CodeFor(RuntimeStatus status) noexcept;
+
+/// The one answer to "is this runtime loaded and usable", for pointer queries (AskRuntime),
+/// stream ordering and copies: loads `runtime` on first use and returns its state when it
+/// cannot be used (status not kReady), null when it can. A test fake, which answers pointer
+/// queries only, counts as usable there (AskRuntime), never here.
+const RuntimeInfo* UnusableRuntime(GpuRuntime runtime);
+
+/// The backend of `runtime` once it can be used (UnusableRuntime); otherwise throws
+/// Error(CodeFor(status), where + the runtime's message). For the callers that need the
+/// runtime's calls (stream ordering, copies); `where` names the caller, e.g. "CopyTo: ".
+Backend& ReadyBackend(GpuRuntime runtime, const std::string& where);
 
 /// What AskRuntime found out.
 struct RuntimeAnswer {

@@ -18,9 +18,8 @@ namespace {
 #if DLBRIDGE_WITH_LEVEL_ZERO
 
 constexpr const char* kDefaultLibrary = kLevelZeroLoaderLibrary;
-constexpr const char* kNoIdHint =
-    "; without a usable Level Zero driver, give the device id (Tensor::device or "
-    "ExportOptions::device_id)";
+// The way around a missing driver, in words of no one API (see runtime_cuda.cpp).
+constexpr const char* kNoIdHint = "; without a usable Level Zero driver, give the device id";
 
 std::string ResultText(ze_result_t r) {
   char buf[32];
@@ -267,8 +266,7 @@ Backend* MakeLevelZeroBackend() {
   return new DisabledBackend(kLevelZeroLoaderLibrary,
                              "Level Zero: this build of dlbridge has the Level Zero backend "
                              "switched off (DLBRIDGE_WITH_LEVEL_ZERO=OFF); rebuild with the "
-                             "Level Zero headers, or give the device id (Tensor::device or "
-                             "ExportOptions::device_id)");
+                             "Level Zero headers, or give the device id");
 #endif
 }
 

@@ -69,15 +69,17 @@ bool OrderStreams(DLDevice device, int64_t producer, int64_t consumer) {
   // STR-2: -1 orders nothing (the protocol's "no synchronisation"), and work queued on one
   // stream is already ordered; decided before any runtime is loaded.
   if (producer == -1 || consumer == -1 || producer == consumer) return false;
-  const GpuRuntime runtime = family == StreamFamily::kCuda ? GpuRuntime::kCuda : GpuRuntime::kHip;
-  detail::Backend& backend = detail::BackendOf(runtime);
+  // The runtime whose streams these are: the device table's copy_runtime column (a family that
+  // orders streams has one, see DEV-6).
+  const GpuRuntime runtime = FindDeviceType(device.device_type)->copy_runtime;
   // STR-6: a runtime that cannot be used is an error only here, where ordering is needed.
-  const RuntimeInfo& info = backend.Info();
-  if (info.status != RuntimeStatus::kReady) {
-    Fail(detail::CodeFor(info.status), "OrderStreams: stream " + StreamText(consumer) + " of " +
-                                           DeviceText(device) + " cannot be ordered after stream " +
-                                           StreamText(producer) + ": " + info.message);
+  // The message is built only then (UnusableRuntime, the answer ReadyBackend gives).
+  if (const RuntimeInfo* info = detail::UnusableRuntime(runtime)) {
+    Fail(detail::CodeFor(info->status),
+         "OrderStreams: stream " + StreamText(consumer) + " of " + DeviceText(device) +
+             " cannot be ordered after stream " + StreamText(producer) + ": " + info->message);
   }
+  detail::Backend& backend = detail::BackendOf(runtime);
   std::string error;
   // STR-5: a failed driver call is named, with its error and the device.
   if (!backend.OrderStreams(device.device_id, producer, consumer, &error)) {

@@ -100,7 +100,7 @@ ExportFacts CheckExportFully(const char* where, const Tensor& tensor, const Expo
   const TensorLayout& layout = tensor.layout;
   CheckMemorySpace(where, descriptor.GetMemorySpaceKind());  // see MD-15
   CheckHold(where, descriptor.HasOwnership(), options.allow_unowned);
-  CheckFlagsOrThrow(where, tensor.flags, "Tensor::flags");  // see EXP-13
+  CheckFlagsOrThrow(where, tensor.flags, "the tensor's flag word");  // see EXP-13
   const uint64_t flags = PublishedFlags(tensor.flags, options.read_only);
   CheckLegacyFlags(where, legacy, flags);
   CheckDtypeOrThrow(where, layout.Dtype());  // see EXP-13

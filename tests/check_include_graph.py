@@ -5,7 +5,10 @@ Reads every project #include of src/, include/, testing/include/, python/src/,
 python/include/ and the bridges' include/, src/ and python/ (quoted, and <dlbridge/...>;
 conditional ones count too), follows them
 transitively, and checks each "never" line of the page's section "What must never depend on
-what", plus: no include cycles. Each bullet of that section must have a rule here (or be named
+what", plus: no include cycles. It also checks the page's table "The parts" (see may_use):
+every scanned file of the library and the Python module belongs to exactly one part, and each
+of its direct project includes is of its own part, of the foundation, or of what its row's
+"may use" column names. Each bullet of that section must have a rule here (or be named
 in NOT_INCLUDE_RULES with where it is checked instead), so the page and this test cannot drift
 apart. A violation prints the chain of includes that reaches the forbidden header and what to
 do. Before the real check, a self-test adds one forbidden include per rule to a copy of the
@@ -84,16 +87,17 @@ RULES = [
     (
         "The rules sit below the checker and the converters.",
         ["src/dlpack_rules.h", "src/export_rules.h", "src/dlpack_rules.cpp"],
-        CONVERTERS + ["src/reexport_internal.h", "src/callback_internal.h"],
+        CONVERTERS + [PUBLIC + "options.h", PUBLIC + "tensor.h", "src/reexport_internal.h",
+                      "src/callback_internal.h"],
         "the rules take values and report through a sink; the types they need live below "
         "them (dlbridge/findings.h)",
     ),
     (
         "The rules sit below the checker and the converters.",
-        ["src/dlpack_fast_paths.h"],  # it reads ExportOptions (to_dlpack.h), nothing else above
-        [c for c in CONVERTERS if c != PUBLIC + "to_dlpack.h"]
-        + ["src/reexport_internal.h", "src/callback_internal.h"],
-        "the fast recognisers read the tensor and ExportOptions; nothing else of the converters",
+        ["src/dlpack_fast_paths.h"],  # it reads ExportOptions (options.h), no converter
+        CONVERTERS + ["src/reexport_internal.h", "src/callback_internal.h"],
+        "the fast recognisers read the tensor and ExportOptions (dlbridge/options.h, a value "
+        "header); nothing of the converters",
     ),
     (
         "Export does not include import.",
@@ -318,6 +322,117 @@ def self_test(graph):
     return failures
 
 
+# ---- The parts table: "may use" (docs/architecture.md, "The parts") ----
+# Files the table covers (the bridges have their own rule above).
+PART_SCOPE = ("src/", "include/", "testing/include/", "python/src/", "python/include/")
+FOUNDATION = "foundation"  # the part every part may use
+PUBLIC_API = "the public API"  # a "may use" item: every public header
+
+
+def expand_braces(name):
+    m = re.match(r"(.*?)\{([^}]*)\}(.*)", name)
+    if not m:
+        return [name]
+    return [x for alt in m.group(2).split(",") for x in expand_braces(m.group(1) + alt + m.group(3))]
+
+
+def page_path(name):
+    """A file named in the table: a bare public header name, or a path from the root."""
+    return name if "/" in name else PUBLIC + name
+
+
+def strip_parentheses(text):
+    while True:
+        stripped = re.sub(r"\([^()]*\)", "", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def parts_table(root):
+    """[(part, [file or folder/], {parts it may use}, {files it may use})] from the page: the
+    files column's backticked paths; the "may use" column's items, separated by commas and
+    semicolons, each a part's name, a backticked file, "the public API" or "nothing", with
+    anything in parentheses a comment."""
+    with open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    section = text.split("## The parts", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or cells[0] in ("part", "") or set(cells[0]) <= set("-: "):
+            continue
+        part, files, _what, may = cells
+        paths = [page_path(e) for n in re.findall(r"`([^`]+)`", files) for e in expand_braces(n)]
+        may_parts, may_files = set(), set()
+        for item in re.split(r"[,;]", strip_parentheses(may)):
+            item = item.strip()
+            named = re.findall(r"`([^`]+)`", item)
+            if named:
+                may_files.update(page_path(e) for n in named for e in expand_braces(n))
+            elif item and item != "nothing":
+                may_parts.add(item)
+        rows.append((part, paths, may_parts, may_files))
+    return rows
+
+
+def part_of(rows, f):
+    owners = [r[0] for r in rows if matches(f, r[1])]
+    return owners
+
+
+def check_may_use(graph, rows):
+    problems = []
+    names = {r[0] for r in rows}
+    for part, paths, may_parts, may_files in rows:
+        for item in sorted(may_parts - names - {PUBLIC_API}):
+            problems.append(f'docs/architecture.md: part "{part}" may use "{item}", which is no '
+                            f"part of the table")
+        for path in paths:
+            if not path.endswith("/") and not os.path.exists(path_root(path)):
+                problems.append(f'docs/architecture.md: part "{part}" names {path}, which does '
+                                f"not exist")
+    by_name = {r[0]: r for r in rows}
+    for f in sorted(graph):
+        if not f.startswith(PART_SCOPE):
+            continue
+        owners = part_of(rows, f)
+        if len(owners) != 1:
+            problems.append(f"may use: {f} belongs to {len(owners)} parts of docs/architecture.md "
+                            f"({', '.join(owners) or 'none'}); name it in exactly one row")
+            continue
+        part, _paths, may_parts, may_files = by_name[owners[0]]
+        for g in graph[f]:
+            others = part_of(rows, g)
+            if not others:
+                continue  # reported as the file's own problem
+            other = others[0]
+            if (other in (part, FOUNDATION) or other in may_parts or g in may_files
+                    or (PUBLIC_API in may_parts and g.startswith(PUBLIC))):
+                continue
+            problems.append(f'may use: {f} (part "{part}") includes {g} (part "{other}"), '
+                            f'which its row\'s "may use" does not name; add it there, or move '
+                            f"the include")
+    return problems
+
+
+_ROOT = ["."]
+
+
+def path_root(path):
+    return os.path.join(_ROOT[0], path)
+
+
+def self_test_may_use(graph, rows):
+    """The check must catch an include of a part a row does not name."""
+    trial = {k: list(v) for k, v in graph.items()}
+    f, g = PUBLIC + "error.h", PUBLIC + "tensor.h"  # errors may use nothing
+    trial[f] = trial.get(f, []) + [g]
+    if not any(p.startswith(f"may use: {f} (part") and g in p for p in check_may_use(trial, rows)):
+        return ["self-test: the may-use check did not catch error.h including tensor.h"]
+    return []
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."))
@@ -332,6 +447,10 @@ def main():
         if title not in page_bullets(root):
             problems.append(f'{__file__}: rule "{title}" is not a bullet of docs/architecture.md')
     problems += check(graph)
+    _ROOT[0] = root
+    rows = parts_table(root)
+    problems += self_test_may_use(graph, rows)
+    problems += check_may_use(graph, rows)
     for p in problems:
         print(p)
     print(f"{len(graph)} files, {sum(len(v) for v in graph.values())} includes, "

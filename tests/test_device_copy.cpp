@@ -88,10 +88,10 @@ TEST_CASE("CPY-1 host to host: CopyTo copies what the CPU reads, and refuses oth
   CHECK(std::memcmp(Floats(CopyTo(pinned, {kDLCPU, 0})), buf.bytes, 48) == 0);
   // Targets CopyTo cannot make, and a device id kDLCPU does not have.
   CHECK_DLB_ERROR(CopyTo(t, {kDLMetal, 0}), ErrorCode::kUnsupportedDevice,
-                  "CopyTo: cannot copy to kDLMetal; accepted targets: kDLCPU (device 0), "
-                  "kDLCUDA, kDLROCM, kDLOneAPI");
+                  "CopyTo: cannot copy to kDLMetal; accepted targets: kDLCPU, kDLCUDA, "
+                  "kDLROCM, kDLOneAPI");
   CHECK_DLB_ERROR(CopyTo(t, {kDLCPU, 1}), ErrorCode::kDeviceMismatch,
-                  "CopyTo: target kDLCPU device 1 is not a device");
+                  "CopyTo: target kDLCPU device 1 is not a device; kDLCPU is device 0");
   CHECK_DLB_ERROR(CopyTo(t, {kDLCUDA, -1}), ErrorCode::kDeviceMismatch, "target kDLCUDA device -1");
   // A host source has no stream: a producer stream is refused by CheckStreamValue's rule.
   CopyOptions producer;
@@ -345,10 +345,13 @@ TEST_CASE("CPY-5 the copy is ordered after the producer, and may be left pending
   CHECK(record != std::string::npos);
   CHECK(wait > record);
   CHECK(copy > wait);
-  CHECK(Count(log, "cuStreamSynchronize") == 0);  // left pending, as asked
-  REQUIRE(back.stream.has_value());
-  CHECK(*back.stream == 0x6000);
   CHECK(Floats(back)[7] == 7.0f);  // the fake copies at once
+  // A GPU result is left pending, as asked: its Tensor::stream says where.
+  mark = cuda.Log().size();
+  Tensor up = CopyTo(back, {kDLCUDA, 0}, async);
+  CHECK(Count(cuda.Since(mark), "cuStreamSynchronize") == 0);
+  REQUIRE(up.stream.has_value());
+  CHECK(*up.stream == 0x6000);
   // options.producer_stream wins over Tensor::stream; -1 orders nothing.
   mark = cuda.Log().size();
   CopyOptions none;
@@ -373,6 +376,29 @@ TEST_CASE("CPY-5 the copy is ordered after the producer, and may be left pending
   bad.stream = -1;
   CHECK_DLB_ERROR(CopyTo(dev, {kDLCPU, 0}, bad), ErrorCode::kInvalidArgument,
                   "CopyTo: stream -1 is no stream to queue a copy on");
+#endif
+}
+
+TEST_CASE("CPY-5 a copy to host memory is complete when CopyTo returns, even asked not to wait") {
+  if (!kHaveFakes || !kCudaBuilt) return;
+#if defined(DLBRIDGE_TEST_FAKE_CUDA) && defined(DLBRIDGE_TEST_FAKE_HIP)
+  CudaFake cuda;
+  Tensor dev = DeviceIota(8);
+  CopyOptions async;
+  async.stream = 0x6000;
+  async.synchronous = false;
+  const size_t mark = cuda.Log().size();
+  Tensor back = CopyTo(dev, {kDLCPU, 0}, async);
+  // The host reads the result and no stream orders the host: the copy is synchronised and
+  // the kDLCPU result carries no stream (before: stream 0x6000, which CopyTo and OrderStreams
+  // then refused or ignored for kDLCPU).
+  CHECK(cuda.Since(mark).find("cuStreamSynchronize stream=0x6000\n") != std::string::npos);
+  CHECK_FALSE(back.stream.has_value());
+  CHECK(back.device.device_type == kDLCPU);
+  // So it is a valid source, as every host tensor is.
+  Tensor again = CopyTo(back, {kDLCUDA, 0});
+  Tensor check = CopyTo(again, {kDLCPU, 0});
+  CHECK(Floats(check)[7] == 7.0f);
 #endif
 }
 

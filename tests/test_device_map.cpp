@@ -117,6 +117,42 @@ TEST_CASE("DEV-4 a space never exports as a device type of another space") {
   CHECK(dlbridge::DeviceTypeMatchesSpace(kDLCUDAManaged, MemorySpace::kCuda));
 }
 
+TEST_CASE("DEV-6 the copy facts are columns of the table") {
+  using dlbridge::CopyAllocator;
+  using dlbridge::GpuRuntime;
+  struct Expect {
+    int32_t type;
+    CopyAllocator allocator;
+    bool has_runtime;
+    GpuRuntime runtime;
+    int64_t default_stream;
+  };
+  const Expect rows[] = {
+      {kDLCPU, CopyAllocator::kHost, false, GpuRuntime::kCuda, -1},
+      {kDLCUDA, CopyAllocator::kRuntime, true, GpuRuntime::kCuda, 1},
+      {kDLCUDAHost, CopyAllocator::kNone, true, GpuRuntime::kCuda, 1},
+      {kDLCUDAManaged, CopyAllocator::kNone, true, GpuRuntime::kCuda, 1},
+      {kDLROCM, CopyAllocator::kRuntime, true, GpuRuntime::kHip, 0},
+      {kDLROCMHost, CopyAllocator::kNone, true, GpuRuntime::kHip, 0},
+      {kDLOneAPI, CopyAllocator::kRuntime, true, GpuRuntime::kLevelZero, -1},
+      {kDLMetal, CopyAllocator::kNone, false, GpuRuntime::kCuda, -1},
+      {kDLOpenCL, CopyAllocator::kNone, false, GpuRuntime::kCuda, -1},
+  };
+  for (const Expect& e : rows) {
+    const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(e.type);
+    REQUIRE(row != nullptr);
+    CAPTURE(row->name);
+    CHECK(row->copy_allocator == e.allocator);
+    CHECK(row->has_copy_runtime == e.has_runtime);
+    if (e.has_runtime) CHECK(row->copy_runtime == e.runtime);
+    CHECK(row->default_stream == e.default_stream);
+  }
+  // CopyTo's accepted targets are the rows with an allocator.
+  CHECK(dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {
+          return row.copy_allocator != CopyAllocator::kNone;
+        }) == "kDLCPU, kDLCUDA, kDLROCM, kDLOneAPI");
+}
+
 TEST_CASE("DEV-6 messages list device types from the table") {
   // The names of the rows a predicate picks, in table order, comma-separated; none: empty.
   CHECK(dlbridge::DeviceTypeNames([](const dlbridge::DeviceTypeInfo& row) {

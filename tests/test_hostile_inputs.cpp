@@ -390,7 +390,7 @@ const ExportRow kExportRows[] = {
      "the layout's extent in bytes overflows int64"},
     {"HOST-64", "unknown bits in Tensor::flags", kBoth,
      [](E& f) { f.tensor.flags = uint64_t{1} << 5; }, ErrorCode::kInvalidFlags,
-     "Tensor::flags has bits 0x20 that DLPack"},
+     "the tensor's flag word has bits 0x20 that DLPack"},
     {"HOST-65", "legacy export asked to be read-only", kLegacy,
      [](E& f) { f.options.read_only = true; }, ErrorCode::kReadOnly,
      "the tensor is read-only and a legacy DLManagedTensor cannot say so"},
@@ -449,18 +449,18 @@ const ExportRow kExportRows[] = {
        f.tensor.device = {kDLMetal, 0};
      },
      ErrorCode::kDeviceMismatch,
-     "Tensor::device.device_type 8 (kDLMetal) contradicts memory space \"host\""},
+     "the tensor's device type 8 (kDLMetal) contradicts memory space \"host\""},
     {"HOST-78", "Tensor::device kDLCUDA on host memory", kBoth,
      [](E& f) {
        f.tensor.device = {kDLCUDA, 0};
      },
      ErrorCode::kDeviceMismatch,
-     "Tensor::device.device_type 2 (kDLCUDA) contradicts memory space \"host\""},
+     "the tensor's device type 2 (kDLCUDA) contradicts memory space \"host\""},
     {"HOST-79", "Tensor::device of an unknown type (42)", kBoth,
      [](E& f) {
        f.tensor.device = {static_cast<DLDeviceType>(42), 0};
      },
-     ErrorCode::kDeviceMismatch, "Tensor::device.device_type 42 (unknown) contradicts"},
+     ErrorCode::kDeviceMismatch, "the tensor's device type 42 (unknown) contradicts"},
     {"HOST-80", "host memory with device_id 3", kBoth, [](E& f) { f.options.device_id = 3; },
      ErrorCode::kDeviceMismatch, "device_id 3 for kDLCPU; DLPack requires device_id 0"},
     {"HOST-81", "ExportOptions::device_id contradicting Tensor::device", kBoth,
@@ -469,8 +469,7 @@ const ExportRow kExportRows[] = {
        f.tensor.device = {kDLCUDA, 1};
        f.options.device_id = 2;
      },
-     ErrorCode::kDeviceMismatch,
-     "ExportOptions::device_id 2 contradicts Tensor::device.device_id 1"},
+     ErrorCode::kDeviceMismatch, "ExportOptions::device_id 2 contradicts the tensor's device id 1"},
     {"HOST-82", "CUDA managed memory with device_id 1", kBoth,
      [](E& f) {
        f.Space("cuda");

@@ -159,6 +159,16 @@ TEST_CASE("EXP-7 READ_ONLY when asked or inherited, legacy export of read-only d
   t.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
   CHECK_DLB_ERROR(ToDLPack(std::move(t)), ErrorCode::kReadOnly,
                   "a legacy DLManagedTensor cannot say so; use ToDLPackVersioned");
+  try {
+    (void)ToDLPack(std::move(t));
+    FAIL("exported");
+  } catch (const dlbridge::Error& e) {  // the advice is a value, the reason the rest (see PY-42)
+    CHECK(e.advice() == dlbridge::ErrorAdvice::kUseVersioned);
+    CHECK(e.reason() ==
+          "ToDLPack: the tensor is read-only and a legacy DLManagedTensor cannot "
+          "say so");
+    CHECK(std::string(dlbridge::ErrorAdviceName(e.advice())) == "kUseVersioned");
+  }
   CHECK(t.descriptor.HasOwnership());  // EXP-11: the caller keeps the hold
   CHECK(c.calls == 1);
   Tensor u = HostTensor(buf, c, F32({2}));
@@ -249,8 +259,17 @@ TEST_CASE("EXP-10 devices: host, cuda, hip, level_zero, and contradictions") {
   SUBCASE("cuda needs an ordinal") {
     Tensor t = make("cuda");
     CHECK_DLB_ERROR(ToDLPackVersioned(std::move(t)), ErrorCode::kMissingDeviceId,
-                    "memory space \"cuda\" needs a device ordinal; set Tensor::device (e.g. "
-                    "{kDLCUDA, 0}) or ExportOptions::device_id");
+                    "; set Tensor::device (e.g. {kDLCUDA, 0}) or ExportOptions::device_id");
+    try {
+      (void)ToDLPackVersioned(std::move(t));
+      FAIL("exported");
+    } catch (const dlbridge::Error& e) {  // the advice is a value (see PY-42)
+      CHECK(e.advice() == dlbridge::ErrorAdvice::kGiveDeviceId);
+      CHECK(e.advice_detail() == "kDLCUDA");
+      CHECK(e.reason().find("memory space \"cuda\" needs a device ordinal and ") !=
+            std::string::npos);
+      CHECK(e.reason() + dlbridge::ErrorAdviceText(e.advice(), e.advice_detail()) == e.what());
+    }
     CHECK(t.descriptor.HasOwnership());
     ExportOptions o;
     o.device_id = 3;
@@ -297,7 +316,7 @@ TEST_CASE("EXP-10 devices: host, cuda, hip, level_zero, and contradictions") {
     Tensor t = make("host");
     t.device = {kDLCUDA, 0};
     CHECK_DLB_ERROR(ToDLPackVersioned(std::move(t)), ErrorCode::kDeviceMismatch,
-                    "Tensor::device.device_type 2 (kDLCUDA) contradicts memory space \"host\"");
+                    "the tensor's device type 2 (kDLCUDA) contradicts memory space \"host\"");
     t.device = {kDLCPU, 1};
     CHECK_DLB_ERROR(ToDLPackVersioned(std::move(t)), ErrorCode::kDeviceMismatch,
                     "DLPack requires device_id 0");
@@ -308,7 +327,7 @@ TEST_CASE("EXP-10 devices: host, cuda, hip, level_zero, and contradictions") {
     ExportOptions o;
     o.device_id = 2;
     CHECK_DLB_ERROR(ToDLPackVersioned(std::move(g), o), ErrorCode::kDeviceMismatch,
-                    "ExportOptions::device_id 2 contradicts Tensor::device.device_id 1");
+                    "ExportOptions::device_id 2 contradicts the tensor's device id 1");
     CHECK(t.descriptor.HasOwnership());
     CHECK(g.descriptor.HasOwnership());
   }
@@ -339,7 +358,7 @@ TEST_CASE("EXP-13 dtype and flags are validated on export, the hold stays on fai
   t.layout = F32({2});
   t.flags = uint64_t{1} << 40;
   CHECK_DLB_ERROR(ToDLPackVersioned(std::move(t)), ErrorCode::kInvalidFlags,
-                  "Tensor::flags has bits 0x10000000000 that DLPack");
+                  "the tensor's flag word has bits 0x10000000000 that DLPack");
   CHECK(t.descriptor.HasOwnership());
   CHECK(c.calls == 0);
 }

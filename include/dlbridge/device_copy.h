@@ -1,47 +1,17 @@
 /// @file
 /// Copies between host and GPU memory through the GPU runtimes dlbridge loads with dlopen
 /// (CUDA's driver, HIP, Level Zero): CopyTo makes a new C-contiguous tensor on a target device
-/// from any tensor dlbridge can export. spec/copies.md (CPY-*) has the rules.
+/// from any tensor dlbridge can export, and CopyToHost one in host memory. spec/copies.md (CPY-*)
+/// has the rules.
 #pragma once
-
-#include <cstdint>
-#include <optional>
 
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
 #include "dlbridge/export_plan.h"
+#include "dlbridge/options.h"
 #include "dlbridge/tensor.h"
-#include "dlbridge/to_dlpack.h"
 
 namespace dlbridge {
-
-/// How CopyTo queues and waits for a copy.
-struct CopyOptions {
-  /// The stream the copy is queued on, as a Python DLPack stream value of the runtime that runs
-  /// it (the GPU side of the copy; CheckStreamValue's values): CUDA 1 (legacy default), 2
-  /// (per-thread default), > 2 a CUstream; ROCm 0 (null stream), > 2 a hipStream_t. Empty: that
-  /// runtime's default stream (CUDA 1, ROCm 0). -1 is refused: a copy is queued somewhere. Not
-  /// read for host-to-host and Level Zero copies (Level Zero copies run on an immediate
-  /// command list of their own).
-  std::optional<int64_t> stream;
-  /// The stream on which the source's writes may still be pending (same values; -1: nothing
-  /// pending). Empty: the source's Tensor::stream for CopyTo(const Tensor&, ...), nothing for
-  /// CopyTo(const ExportPlan&, ...). The copy's stream is ordered after it first
-  /// (OrderStreams); a copy the host does itself (source memory the CPU reads) waits for it.
-  std::optional<int64_t> producer_stream;
-  /// true: CopyTo returns once the copy is complete. false: it may return once the copy is
-  /// queued, and the result's Tensor::stream then names the stream it is pending on (order a
-  /// consumer after it with OrderStreams, or synchronise it before the host reads the
-  /// result). A copy that needs a host staging buffer (a strided GPU source or target, a
-  /// host-to-host copy) always completes before CopyTo returns.
-  bool synchronous = true;
-  /// Level Zero: the context of the source and the target (null: the one registered with
-  /// SetLevelZeroContext).
-  void* level_zero_context = nullptr;
-  /// Level Zero: the device a new allocation is made on and the copy runs on (null: the
-  /// registered one).
-  void* level_zero_device = nullptr;
-};
 
 /// A copy of what `plan` describes, in new memory on `target`: a C-contiguous tensor of the
 /// plan's dtype and shape (sub-byte dtypes packed, as AllocateHostTensor packs them), byte
@@ -77,5 +47,28 @@ DLBRIDGE_API Tensor CopyTo(const ExportPlan& plan, DLDevice target,
 /// never changed.
 DLBRIDGE_API Tensor CopyTo(const Tensor& tensor, DLDevice target, const CopyOptions& options = {},
                            const ExportOptions& export_options = {});
+
+/// A copy of what `plan` describes into a new AllocateHostTensor of its dtype and shape
+/// (C-contiguous, writable, {kDLCPU, 0}; strides, negative and zero ones included, are
+/// followed element by element). Sub-byte elements are copied bit by bit into the packed
+/// form (little bit-endian, as the DLPack header defines it), from a packed source or from
+/// one padded to a byte per element (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED); the copy's
+/// flags are 0 (packed). Memory the CPU reads at its own address (IsHostAccessible: host,
+/// pinned and managed memory) is read on the calling thread; any other memory (GPU memory) is
+/// copied down by its runtime, exactly as CopyTo(plan, {kDLCPU, 0}) (dlbridge/device_copy.h)
+/// copies it, synchronously on the runtime's default stream. The plan's memory must still be
+/// valid and its pending writes complete (for an ordered copy, use CopyTo with
+/// CopyOptions::producer_stream).
+///
+/// Throws Error: kOverflow when the copy's size passes int64, kOutOfMemory, and for GPU memory
+/// CopyTo's errors (the runtime cannot be used, a runtime call failed, kUnsupportedDevice for
+/// memory neither the host nor a runtime can read). Nothing is allocated then.
+DLBRIDGE_API Tensor CopyToHost(const ExportPlan& plan);
+
+/// A copy of `tensor`, validated first exactly as ToDLPackVersioned(tensor, options) would
+/// validate it (the same Error for the same input, e.g. kOutOfBounds for a layout outside its
+/// buffer; ExportPlan), then copied as CopyToHost(const ExportPlan&) copies. `tensor` and its
+/// hold are not changed.
+DLBRIDGE_API Tensor CopyToHost(const Tensor& tensor, const ExportOptions& options = {});
 
 }  // namespace dlbridge

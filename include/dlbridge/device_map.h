@@ -31,6 +31,14 @@ enum class StreamFamily : int {
   kUnspecified = 3,  ///< DLPack defines none (every other type, and unknown values).
 };
 
+/// Who allocates the result of a copy (CopyTo) made to a device type: the device table's
+/// copy_allocator column.
+enum class CopyAllocator : int {
+  kNone = 0,     ///< Not a copy target.
+  kHost = 1,     ///< Host memory dlbridge allocates (AllocateHostTensor): kDLCPU.
+  kRuntime = 2,  ///< The type's GPU runtime (DeviceTypeInfo::runtime): device memory.
+};
+
 /// Whether dlbridge orders streams of `family` (CUDA and ROCm: OrderStreams, the Python
 /// module's stream arguments); the other families have no stream it could wait on.
 constexpr bool OrdersStreams(StreamFamily family) noexcept {
@@ -71,6 +79,18 @@ struct DeviceTypeInfo {
   /// host-addressable types and unified memory (kDLCUDAManaged: one address on both sides),
   /// which an export or import may relabel (kDLCPU, 0) without a copy.
   bool host_accessible;
+  /// Copies (CopyTo, spec/copies.md): who allocates a copy made to this type (kNone: it is no
+  /// copy target).
+  CopyAllocator copy_allocator;
+  /// Whether a runtime copies this type's memory and waits for its streams (copy_runtime): the
+  /// GPU types and the host-readable types of a stream family (pinned, managed memory).
+  bool has_copy_runtime;
+  /// That runtime (read only when has_copy_runtime).
+  GpuRuntime copy_runtime;
+  /// The stream a copy (or a Python consumer) uses on this type when none is given, as a
+  /// Python DLPack stream value: CUDA's legacy default stream 1, ROCm's null stream 0; -1 for
+  /// the types whose streams dlbridge does not order.
+  int64_t default_stream;
 };
 
 /// The row for a device type, or nullptr when this build does not know the value.

@@ -22,6 +22,7 @@
 #include "dlbridge/memory_descriptor.h"
 #include "dlbridge/memory_space.h"
 #include "dlbridge/metal_resolver.h"
+#include "dlbridge/options.h"
 #include "dlbridge/owner.h"
 #include "dlbridge/runtime.h"
 #include "dlbridge/tensor.h"

@@ -271,8 +271,9 @@ DLBRIDGE_API int dlb_order_streams(int32_t device_type, int32_t device_id, int64
 /** Options for dlb_copy_to (dlbridge::CopyOptions). Start from DLB_COPY_OPTIONS_INIT. */
 typedef struct dlb_copy_options {
   uint32_t struct_size; /**< sizeof(dlb_copy_options). */
-  /** Non-zero: the call may return with the copy still queued (see dlb_copy_to's
-   * pending_stream); zero: it returns once the copy is complete. */
+  /** Non-zero: a copy to GPU memory may return still queued (see dlb_copy_to's
+   * pending_stream); a copy to host memory is always complete on return. Zero: it returns
+   * once the copy is complete. */
   uint32_t asynchronous;
   /** The stream the copy is queued on (a Python DLPack stream value of the runtime that runs
    * it), or DLB_STREAM_DEFAULT. */
@@ -295,7 +296,8 @@ typedef struct dlb_copy_options {
  * On success: *out is a new C-contiguous versioned tensor (byte_offset 0, flags 0, data
  * 256-byte aligned) that owns the copy: the consumer calls (*out)->deleter(*out) exactly once,
  * on any thread, which frees the memory (GPU memory through its runtime). *pending_stream
- * (when not NULL) is the stream the copy is still queued on, or -1 when it is complete.
+ * (when not NULL) is the stream the copy is still queued on, or -1 when it is complete (always
+ * -1 for a kDLCPU target).
  * On failure: *out is NULL, *pending_stream -1, nothing is allocated or kept, and
  * dlb_last_error() names the runtime call that failed (DLB_ERR_RUNTIME_UNAVAILABLE), or the
  * field that was wrong. */

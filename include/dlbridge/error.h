@@ -3,6 +3,7 @@
 /// allocation), with a machine-readable code.
 #pragma once
 
+#include <cstddef>
 #include <exception>
 #include <string>
 
@@ -61,20 +62,52 @@ enum class ErrorCode : int {
 /// Short stable name of a code, e.g. "kOutOfBounds".
 DLBRIDGE_API const char* ErrorCodeName(ErrorCode code) noexcept;
 
+/// What the caller can do about an error, as a value rather than as words in the message: the
+/// C++ message ends with the C++ wording of it (ErrorAdviceText) and the Python module writes
+/// its own wording from the same value (see PY-42 in spec/python.md), so no advice depends on the
+/// text of a message.
+enum class ErrorAdvice : int {
+  kNone = 0,  ///< No advice of this kind (the message may still say what to do in words).
+  /// Export a versioned tensor (ToDLPackVersioned): the legacy DLManagedTensor cannot say
+  /// what this one needs.
+  kUseVersioned = 1,
+  /// Give the GPU ordinal (Tensor::device or ExportOptions::device_id); Error::advice_detail()
+  /// names the device type, e.g. "kDLCUDA".
+  kGiveDeviceId = 2,
+};
+
+/// Short stable name of an advice, e.g. "kUseVersioned" ("kNone" for none).
+DLBRIDGE_API const char* ErrorAdviceName(ErrorAdvice advice) noexcept;
+
+/// The C++ wording of an advice as a message ends with it, e.g. "; use ToDLPackVersioned"
+/// ("" for kNone); `detail` is Error::advice_detail().
+DLBRIDGE_API std::string ErrorAdviceText(ErrorAdvice advice, const std::string& detail);
+
 /// Why an operation failed. The message names the field, the value given, and what would be
 /// accepted.
 class DLBRIDGE_API Error : public std::exception {
  public:
-  /// An error with its code and its message (what() returns the message).
+  /// An error with its code and its message (what() returns the message), and no advice.
   Error(ErrorCode code, std::string message);
+  /// An error whose message is `reason` followed by ErrorAdviceText(advice, advice_detail).
+  Error(ErrorCode code, std::string reason, ErrorAdvice advice, std::string advice_detail);
   /// Why the operation failed.
   ErrorCode code() const noexcept { return code_; }
   /// The message: the field, the value given and what would be accepted.
   const char* what() const noexcept override { return message_.c_str(); }
+  /// The message without its advice (the whole message when there is none).
+  std::string reason() const { return message_.substr(0, reason_size_); }
+  /// What the caller can do, as a value (kNone when the message gives no advice of that kind).
+  ErrorAdvice advice() const noexcept { return advice_; }
+  /// The advice's parameter, e.g. the device type name for kGiveDeviceId; empty otherwise.
+  const std::string& advice_detail() const noexcept { return advice_detail_; }
 
  private:
   ErrorCode code_;
+  ErrorAdvice advice_ = ErrorAdvice::kNone;
   std::string message_;
+  size_t reason_size_;
+  std::string advice_detail_;
 };
 
 }  // namespace dlbridge

@@ -10,9 +10,9 @@
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
 #include "dlbridge/memory_descriptor.h"
+#include "dlbridge/options.h"
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
-#include "dlbridge/to_dlpack.h"
 
 namespace dlbridge {
 

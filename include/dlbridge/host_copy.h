@@ -1,15 +1,13 @@
 /// @file
-/// Host tensors: a new C-contiguous tensor in 256-byte aligned host memory, and a copy of any
-/// tensor dlbridge can read (host memory directly, GPU memory through its runtime) into one.
+/// Host tensors: a new C-contiguous tensor in 256-byte aligned host memory. Copies into one
+/// (CopyToHost) are declared beside CopyTo, in dlbridge/device_copy.h.
 #pragma once
 
 #include <cstdint>
 
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/export.h"
-#include "dlbridge/export_plan.h"
 #include "dlbridge/tensor.h"
-#include "dlbridge/to_dlpack.h"
 
 namespace dlbridge {
 
@@ -26,28 +24,5 @@ namespace dlbridge {
 /// count or the size in bytes passes int64; the message names the extent, or the dtype and count),
 /// kOutOfMemory. Nothing is allocated then.
 DLBRIDGE_API Tensor AllocateHostTensor(DLDataType dtype, int32_t ndim, const int64_t* shape);
-
-/// A copy of what `plan` describes into a new AllocateHostTensor of its dtype and shape
-/// (C-contiguous, writable, {kDLCPU, 0}; strides, negative and zero ones included, are
-/// followed element by element). Sub-byte elements are copied bit by bit into the packed
-/// form (little bit-endian, as the DLPack header defines it), from a packed source or from
-/// one padded to a byte per element (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED); the copy's
-/// flags are 0 (packed). Memory the CPU reads at its own address (IsHostAccessible: host,
-/// pinned and managed memory) is read on the calling thread; any other memory (GPU memory) is
-/// copied down by its runtime, exactly as CopyTo(plan, {kDLCPU, 0}) (dlbridge/device_copy.h)
-/// copies it, synchronously on the runtime's default stream. The plan's memory must still be
-/// valid and its pending writes complete (for an ordered copy, use CopyTo with
-/// CopyOptions::producer_stream).
-///
-/// Throws Error: kOverflow when the copy's size passes int64, kOutOfMemory, and for GPU memory
-/// CopyTo's errors (the runtime cannot be used, a runtime call failed, kUnsupportedDevice for
-/// memory neither the host nor a runtime can read). Nothing is allocated then.
-DLBRIDGE_API Tensor CopyToHost(const ExportPlan& plan);
-
-/// A copy of `tensor`, validated first exactly as ToDLPackVersioned(tensor, options) would
-/// validate it (the same Error for the same input, e.g. kOutOfBounds for a layout outside its
-/// buffer; ExportPlan), then copied as CopyToHost(const ExportPlan&) copies. `tensor` and its
-/// hold are not changed.
-DLBRIDGE_API Tensor CopyToHost(const Tensor& tensor, const ExportOptions& options = {});
 
 }  // namespace dlbridge

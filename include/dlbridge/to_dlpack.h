@@ -3,46 +3,11 @@
 #pragma once
 
 #include "dlbridge/dlpack_header.h"
-
-#include <cstdint>
-
-#include "dlbridge/device_verification.h"
 #include "dlbridge/export.h"
+#include "dlbridge/options.h"
 #include "dlbridge/tensor.h"
 
 namespace dlbridge {
-
-/// How ToDLPackVersioned and ToDLPack export; the defaults suit host memory.
-struct ExportOptions {
-  /// Set DLPACK_FLAG_BITMASK_READ_ONLY (also set when tensor.flags has it). IS_COPIED in
-  /// tensor.flags is never published: the consumer's data is not a copy dlbridge made.
-  bool read_only = false;
-  /// GPU ordinal when tensor.device names none; -1 = not given: then it is read from the
-  /// pointer through the space's runtime where one is loaded (spec/device-map.md, see GPU-2),
-  /// and Error(kMissingDeviceId) when no runtime can say. An id that contradicts
-  /// tensor.device, or one above 0 for a device type whose id is always 0, is
-  /// Error(kDeviceMismatch).
-  int32_t device_id = -1;
-  /// Level Zero: the ze_context_handle_t and ze_device_handle_t the pointer belongs to.
-  /// Both are required for "level_zero" (here or once per process with SetLevelZeroContext):
-  /// its pointers mean nothing without the context (Error(kMissingContext)).
-  void* level_zero_context = nullptr;
-  /// Level Zero: the ze_device_handle_t; see level_zero_context.
-  void* level_zero_device = nullptr;
-  /// Whether a given device id is checked against the pointer's runtime (see GPU-5). kOff with a
-  /// given id runs no pointer query at all.
-  DeviceVerification verify_device = DeviceVerification::kWhereAvailable;
-  /// Export a descriptor that holds nothing (no owner, no release). Off by default: such an
-  /// export fails with Error(kNoHold), since nothing would keep the memory alive for the
-  /// consumer. Set it only when the caller keeps the memory valid until the deleter runs.
-  bool allow_unowned = false;
-  /// Emit the descriptor's pointer as `data` and the layout's byte offset as `byte_offset`.
-  /// Off by default: for device types whose pointers allow address arithmetic (the device
-  /// table's `address_arithmetic`: CPU, CUDA, ROCm, oneAPI and their host/managed kinds),
-  /// `data` is element zero's address and `byte_offset` 0, as NumPy, PyTorch and CuPy export
-  /// (PyTorch ignores a non-zero byte_offset). Other device types always keep the split.
-  bool keep_byte_offset = false;
-};
 
 /// Exports `tensor` as a DLPack 1.x tensor (version {1, DLPACK_MINOR_VERSION} of the header
 /// dlbridge was built with). Zero-copy: `data` is element zero's address (the descriptor's

@@ -11,6 +11,7 @@ from ._dlbridge import _check_capsule as _check_capsule
 from ._dlbridge import _checker_rules as _checker_rules
 from ._dlbridge import _device_table as _device_table
 from ._dlbridge import _python_advice as _python_advice
+from ._dlbridge import _raise_error as _raise_error
 from ._dlbridge import current_stream as current_stream
 from ._dlbridge import from_dlpack as from_dlpack
 from ._dlbridge import kDLCPU as kDLCPU

@@ -17,61 +17,42 @@ PyObject* ExceptionFor(dlbridge::ErrorCode code) {
 
 namespace {
 
-// One piece of the core's C++ advice, in the messages of one error code, and what a Python caller
-// does instead. Keyed by code, so a phrase is rewritten only where the core uses it; a test
-// (test_py42_every_advice_entry_attaches) raises each code and checks that its advice attaches,
-// so a reworded core message cannot silently lose its Python advice.
-struct Advice {
-  ErrorCode code;
-  const char* cpp;
-  const char* python;
-};
-// Per code, longer phrases first, so a shorter one never rewrites part of a longer one.
-constexpr Advice kAdvice[] = {
-    {ErrorCode::kReadOnly, "use ToDLPackVersioned",
-     "ask with max_version=(1, 0) for a versioned capsule"},
-    {ErrorCode::kInvalidFlags, "use ToDLPackVersioned",
-     "ask with max_version=(1, 0) for a versioned capsule"},
-    {ErrorCode::kInvalidFlags, "Tensor::flags", "Tensor.flags"},
-    {ErrorCode::kMissingDeviceId, "Tensor::device or ExportOptions::device_id",
-     "dlbridge.Tensor(..., device=(type, id))"},
-    {ErrorCode::kMissingDeviceId, "set Tensor::device (e.g. {", "pass device=("},
-    {ErrorCode::kMissingDeviceId, "}) or ExportOptions::device_id", ") to dlbridge.Tensor"},
-    {ErrorCode::kDeviceMismatch, "Tensor::device", "dlbridge.Tensor's device"},
-    // A GPU runtime's own message (a failed pointer query or stream order) says the same.
-    {ErrorCode::kRuntimeUnavailable, "Tensor::device or ExportOptions::device_id",
-     "dlbridge.Tensor(..., device=(type, id))"},
-    {ErrorCode::kNoDevice, "Tensor::device or ExportOptions::device_id",
-     "dlbridge.Tensor(..., device=(type, id))"},
-    {ErrorCode::kRuntimeNotInitialized, "Tensor::device or ExportOptions::device_id",
-     "dlbridge.Tensor(..., device=(type, id))"},
-    {ErrorCode::kStubLibrary, "Tensor::device or ExportOptions::device_id",
-     "dlbridge.Tensor(..., device=(type, id))"},
-};
+// The Python wording of each advice the core gives as a value (dlbridge::ErrorAdvice); the C++
+// wording is the core's (ErrorAdviceText). Nothing here reads the core's message text, so a
+// reworded core message keeps its Python advice.
+std::string PythonAdviceText(dlbridge::ErrorAdvice advice, const std::string& detail) {
+  switch (advice) {
+    case dlbridge::ErrorAdvice::kNone: return std::string();
+    case dlbridge::ErrorAdvice::kUseVersioned:
+      return "; ask with max_version=(1, 0) for a versioned capsule";
+    case dlbridge::ErrorAdvice::kGiveDeviceId:
+      return "; pass device=(" + (detail.empty() ? std::string("type") : detail) +
+             ", 0) to dlbridge.Tensor";
+  }
+  return std::string();
+}
+
+constexpr dlbridge::ErrorAdvice kEveryAdvice[] = {dlbridge::ErrorAdvice::kUseVersioned,
+                                                  dlbridge::ErrorAdvice::kGiveDeviceId};
 
 }  // namespace
 
-// PY-42: the one place where the core's C++ advice becomes Python advice.
+// PY-42: the one place where an error's advice is worded for Python: the core's reason (its
+// message without the advice) and the advice the error carries as a value.
 std::string PythonMessage(const dlbridge::Error& error) {
-  std::string text = error.what();
-  for (const Advice& advice : kAdvice) {
-    if (advice.code != error.code()) continue;
-    const size_t cppSize = std::strlen(advice.cpp);
-    for (size_t at = text.find(advice.cpp); at != std::string::npos;
-         at = text.find(advice.cpp, at + std::strlen(advice.python))) {
-      text.replace(at, cppSize, advice.python);
-    }
-  }
-  return text;
+  return error.reason() + PythonAdviceText(error.advice(), error.advice_detail());
 }
 
 PyObject* PythonAdviceList(PyObject*, PyObject*) {
-  constexpr Py_ssize_t kCount = sizeof(kAdvice) / sizeof(kAdvice[0]);
+  constexpr Py_ssize_t kCount = sizeof(kEveryAdvice) / sizeof(kEveryAdvice[0]);
   PyObject* list = PyList_New(kCount);
   if (list == nullptr) return nullptr;
+  const std::string detail = "kDLCUDA";  // an example of kGiveDeviceId's detail
   for (Py_ssize_t i = 0; i < kCount; ++i) {
-    PyObject* row = Py_BuildValue("(sss)", dlbridge::ErrorCodeName(kAdvice[i].code), kAdvice[i].cpp,
-                                  kAdvice[i].python);
+    const dlbridge::ErrorAdvice advice = kEveryAdvice[i];
+    PyObject* row = Py_BuildValue("(sss)", dlbridge::ErrorAdviceName(advice),
+                                  dlbridge::ErrorAdviceText(advice, detail).c_str(),
+                                  PythonAdviceText(advice, detail).c_str());
     if (row == nullptr) {
       Py_DECREF(list);
       return nullptr;
@@ -79,6 +60,17 @@ PyObject* PythonAdviceList(PyObject*, PyObject*) {
     PyList_SET_ITEM(list, i, row);
   }
   return list;
+}
+
+PyObject* RaiseError(PyObject*, PyObject* args) {
+  int code = 0;
+  int advice = 0;
+  const char* reason = nullptr;
+  const char* detail = nullptr;
+  if (!PyArg_ParseTuple(args, "isis", &code, &reason, &advice, &detail)) return nullptr;
+  SetError(dlbridge::Error(static_cast<ErrorCode>(code), reason,
+                           static_cast<dlbridge::ErrorAdvice>(advice), detail));
+  return nullptr;
 }
 
 void SetError(const dlbridge::Error& e) {
@@ -91,6 +83,15 @@ void SetError(const dlbridge::Error& e) {
   PyObject* code = PyUnicode_FromString(dlbridge::ErrorCodeName(e.code()));
   if (code == nullptr || PyObject_SetAttr(exc, g_str_code, code) != 0) PyErr_Clear();
   Py_XDECREF(code);
+  // The advice as a value too (its name, or None), for callers that act on it.
+  PyObject* advice = Py_None;
+  if (e.advice() == dlbridge::ErrorAdvice::kNone) {
+    Py_INCREF(advice);
+  } else {
+    advice = PyUnicode_FromString(dlbridge::ErrorAdviceName(e.advice()));
+  }
+  if (advice == nullptr || PyObject_SetAttrString(exc, "advice", advice) != 0) PyErr_Clear();
+  Py_XDECREF(advice);
   PyErr_SetObject(type, exc);
   Py_DECREF(exc);
 }

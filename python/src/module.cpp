@@ -45,8 +45,11 @@ PyMethodDef kModuleMethods[] = {
      "device table (dlbridge::DeviceTable), in DLDeviceType order."},
     {"_python_advice", DLB_METH(PythonAdviceList), METH_NOARGS,
      "_python_advice($module, /)\n--\n\n"
-     "-> [(code, cpp, python)]: each piece of the core's C++ advice that Python messages of "
-     "error code `code` give as Python advice instead."},
+     "-> [(advice, cpp, python)]: each advice an error can carry (dlbridge::ErrorAdvice), "
+     "in C++'s and in Python's words."},
+    {"_raise_error", DLB_METH(RaiseError), METH_VARARGS,
+     "_raise_error($module, code, reason, advice, detail, /)\n--\n\n"
+     "Raises the Python exception of a dlbridge::Error(code, reason, advice, detail) (tests)."},
     {"from_dlpack", DLB_METH(FromDlpack), METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack($module, x, /, *, device=None, copy=None, stream=None)\n--\n\n"
      "-> dlbridge.Tensor: imports any DLPack producer through its __dlpack__(max_version=(1, "

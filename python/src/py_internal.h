@@ -156,16 +156,20 @@ const char* StreamTypeNames(dlbridge::StreamFamily family);
 
 // The Python exception type for an ErrorCode (spec/python.md, "Errors").
 PyObject* ExceptionFor(dlbridge::ErrorCode code);
-// The core's message with its C++ advice rewritten as Python advice (see PY-42), e.g. "use
-// ToDLPackVersioned" -> "ask with max_version=(1, 0)", by the error's code.
+// The Python message of a dlbridge::Error (see PY-42): its reason, then its advice (a value,
+// Error::advice()) in Python's words, e.g. "ask with max_version=(1, 0)" where C++ says "use
+// ToDLPackVersioned".
 std::string PythonMessage(const dlbridge::Error& error);
 // Sets the Python exception for a dlbridge::Error: the message with Python advice
 // (PythonMessage), and the ErrorCode's name as the exception's `code` attribute.
 void SetError(const dlbridge::Error& e);
 // Converts whatever a C++ call threw into the Python exception; call it in a catch block.
 void SetCurrentException();
-// dlbridge._python_advice(): PythonMessage's table, for the test that each entry attaches.
+// dlbridge._python_advice(): [(advice name, C++ wording, Python wording)] for every advice.
 PyObject* PythonAdviceList(PyObject* module, PyObject* unused);
+// dlbridge._raise_error(code, reason, advice, detail): raises what a dlbridge::Error of those
+// values becomes (tests: the advice attaches whatever the reason says).
+PyObject* RaiseError(PyObject* module, PyObject* args);
 
 // Thrown by C++ code that has already set the Python exception.
 struct PythonErrorSet {};
@@ -429,9 +433,9 @@ PyObject* ImportManaged(DLManagedTensorVersioned* m);
 // ---- Streams (streams.cpp) ----
 
 // The stream convention of each device type is the device table's (dlbridge::StreamFamilyOf,
-// see DEV-5). The protocol's meaning of stream=None for a family that has streams: CUDA 1
-// (legacy default stream), ROCm 0 (null stream).
-int64_t DefaultStream(dlbridge::StreamFamily family) noexcept;
+// see DEV-5). The protocol's meaning of stream=None on a device type whose streams are ordered:
+// the table's default_stream (CUDA 1, the legacy default stream; ROCm 0, the null stream).
+int64_t DefaultStream(int32_t device_type) noexcept;
 // A stream argument: an int (bool refused: TypeError) within int64 (else ValueError).
 bool ToStreamValue(PyObject* value, const char* what, int64_t* out);
 // The core's CheckStreamValue for `device`: ValueError (code kInvalidArgument) on refusal.

@@ -10,9 +10,11 @@ using dlbridge::OrdersStreams;
 using dlbridge::StreamFamily;
 using dlbridge::StreamFamilyOf;  // the device table's column (see DEV-5)
 
-int64_t DefaultStream(StreamFamily family) noexcept {
-  // The Python protocol's None: CUDA's legacy default stream (1), ROCm's null stream (0).
-  return family == StreamFamily::kRocm ? 0 : 1;
+int64_t DefaultStream(int32_t device_type) noexcept {
+  // The Python protocol's None: the device table's default_stream column (CUDA's legacy default
+  // stream 1, ROCm's null stream 0).
+  const dlbridge::DeviceTypeInfo* row = dlbridge::FindDeviceType(device_type);
+  return row != nullptr ? row->default_stream : -1;
 }
 
 bool ToStreamValue(PyObject* value, const char* what, int64_t* out) {
@@ -93,7 +95,7 @@ bool OrderExport(const dlbridge::Tensor& t, DLDevice source, DLDevice target, Py
                  static_cast<long long>(*t.stream));
     return false;
   }
-  if (stream == Py_None) consumer = DefaultStream(family);
+  if (stream == Py_None) consumer = DefaultStream(source.device_type);
   // PY-61: a failed driver call or an unusable runtime is the core's kRuntimeUnavailable (or
   // the runtime's own code): BufferError, raised before any emission, so the export count and
   // the hold stay as they were and OrderStreams has destroyed what it made.
@@ -172,11 +174,10 @@ bool ToStreamDevice(PyObject* value, const char* what, DLDevice* out) {
 }  // namespace
 
 int64_t CurrentStream(DLDevice device) {
-  const StreamFamily family = StreamFamilyOf(device.device_type);
   CurrentStreams& streams = Current();
   std::lock_guard<std::mutex> lock(streams.mutex);
   auto it = streams.set.find(KeyOf(device));
-  return it != streams.set.end() ? it->second : DefaultStream(family);
+  return it != streams.set.end() ? it->second : DefaultStream(device.device_type);
 }
 
 void* CurrentWorkStreamHandle(int32_t deviceType, int32_t deviceId) noexcept {

@@ -433,7 +433,8 @@ const dlbridge::ExportPlan& PreparePlan(PyTensor* tensor, dlbridge::ExportKind k
       if (e.code() != dlbridge::ErrorCode::kOutOfBounds) throw;
       std::string hint = ByteStridesHint(tensor->t.layout);
       if (hint.empty()) throw;
-      throw dlbridge::Error(e.code(), e.what() + hint);
+      // The hint joins the reason; the advice, a value, stays the error's (see PY-42).
+      throw dlbridge::Error(e.code(), e.reason() + hint, e.advice(), e.advice_detail());
     }
   }();
   // PY-54: exporting memory nothing holds is a deliberate choice.

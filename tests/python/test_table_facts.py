@@ -70,31 +70,31 @@ class DeviceLists(unittest.TestCase):
                 self.assertIsNone(re.search(r"\b\d+\s*:\s*\"kDL", f.read()), path)
 
 
-# Each advice entry's trigger: a Python call that makes the core raise that entry's code with
-# a message carrying its C++ phrase, and the runtime state it needs (the CUDA driver missing,
-# or the fake driver failing cuInit with a CUresult).
+# Each advice's triggers: Python calls that make the core raise an error carrying that advice,
+# with the code expected and the runtime state each needs (the CUDA driver missing, or the fake
+# driver failing cuInit with a CUresult).
 MISSING = ("missing", 0)
+NO_ID = "held(floats(), space='cuda').__dlpack__()"
 TRIGGERS = {
-    ("kReadOnly", "use ToDLPackVersioned"): (MISSING, "held(floats(), flags=1).__dlpack__()"),
-    ("kInvalidFlags", "use ToDLPackVersioned"):
-        (MISSING, "held(bytes4(), dtype=(17, 4, 1), shape=(4,), flags=4).__dlpack__()"),
-    ("kInvalidFlags", "Tensor::flags"): (MISSING, "held(floats(), flags=0x20).__dlpack__()"),
-    ("kMissingDeviceId", "Tensor::device or ExportOptions::device_id"):
-        (MISSING, "held(floats(), space='cuda').__dlpack__()"),
-    ("kMissingDeviceId", "set Tensor::device (e.g. {"):
-        (MISSING, "held(floats(), space='cuda').__dlpack__()"),
-    ("kMissingDeviceId", "}) or ExportOptions::device_id"):
-        (MISSING, "held(floats(), space='cuda').__dlpack__()"),
-    ("kDeviceMismatch", "Tensor::device"): (MISSING, "held(floats(), device=(2, 0)).__dlpack__()"),
-    ("kRuntimeUnavailable", "Tensor::device or ExportOptions::device_id"):
-        (MISSING, "ordered_cuda_export()"),
-    ("kNoDevice", "Tensor::device or ExportOptions::device_id"):
-        (("fake", 100), "ordered_cuda_export()"),  # CUDA_ERROR_NO_DEVICE
-    ("kRuntimeNotInitialized", "Tensor::device or ExportOptions::device_id"):
-        (("fake", 3), "ordered_cuda_export()"),  # CUDA_ERROR_NOT_INITIALIZED
-    ("kStubLibrary", "Tensor::device or ExportOptions::device_id"):
-        (("fake", 34), "ordered_cuda_export()"),  # CUDA_ERROR_STUB_LIBRARY
+    "kUseVersioned": [
+        ("kReadOnly", MISSING, "held(floats(), flags=1).__dlpack__()"),
+        ("kInvalidFlags", MISSING,
+         "held(bytes4(), dtype=(17, 4, 1), shape=(4,), flags=4).__dlpack__()"),
+    ],
+    "kGiveDeviceId": [
+        ("kMissingDeviceId", MISSING, NO_ID),
+        ("kMissingDeviceId", ("fake", 100), NO_ID),  # CUDA_ERROR_NO_DEVICE
+        ("kMissingDeviceId", ("fake", 3), NO_ID),  # CUDA_ERROR_NOT_INITIALIZED
+        ("kMissingDeviceId", ("fake", 34), NO_ID),  # CUDA_ERROR_STUB_LIBRARY
+    ],
 }
+# Runtime failures where the id was given: no advice, and no C++ API named in their words.
+NO_ADVICE = [
+    ("kRuntimeUnavailable", MISSING, "ordered_cuda_export()"),
+    ("kNoDevice", ("fake", 100), "ordered_cuda_export()"),
+    ("kRuntimeNotInitialized", ("fake", 3), "ordered_cuda_export()"),
+    ("kStubLibrary", ("fake", 34), "ordered_cuda_export()"),
+]
 
 # Run in a fresh interpreter (the runtime is loaded once per process): each trigger's
 # exception as [code, message].
@@ -122,7 +122,7 @@ for call in CALLS:
         eval(call)
         out.append(None)
     except Exception as e:
-        out.append([getattr(e, "code", None), str(e)])
+        out.append([getattr(e, "code", None), getattr(e, "advice", None), str(e)])
 print("RESULT " + json.dumps(out))
 '''
 
@@ -156,33 +156,63 @@ def cuda_switched_off():
 class PythonAdvice(unittest.TestCase):
     def test_py42_every_advice_entry_attaches(self):
         table = dlbridge._python_advice()
-        # Every entry has a trigger here, and every trigger an entry.
-        self.assertEqual(sorted((code, cpp) for code, cpp, _python in table), sorted(TRIGGERS))
+        # Every advice has triggers here, and every trigger an advice.
+        self.assertEqual(sorted(advice for advice, _cpp, _python in table), sorted(TRIGGERS))
         by_state = {}
-        for code, cpp, python in table:
-            state, call = TRIGGERS[(code, cpp)]
-            by_state.setdefault(state, []).append((code, cpp, python, call))
+        for advice, _cpp, python in table:
+            for code, state, call in TRIGGERS[advice]:
+                by_state.setdefault(state, []).append((advice, python, code, call))
+        for code, state, call in NO_ADVICE:
+            by_state.setdefault(state, []).append((None, "", code, call))
         fake = os.environ.get("DLBRIDGE_FAKE_CUDA_DRIVER") and not cuda_switched_off()
         checked = 0
+        total = sum(len(entries) for entries in by_state.values())
         for state, entries in by_state.items():
             if state[0] == "fake" and not fake:
-                continue  # reported below: the fake CUDA driver is needed for these codes
-            results = run_triggers(state, [call for _c, _p, _py, call in entries])
-            for (code, cpp, python, call), got in zip(entries, results):
-                with self.subTest(code=code, cpp=cpp):
+                continue  # reported below: the fake CUDA driver is needed for these
+            results = run_triggers(state, [call for _a, _p, _c, call in entries])
+            for (advice, python, code, call), got in zip(entries, results):
+                with self.subTest(advice=advice, call=call):
                     self.assertIsNotNone(got, "%s raised nothing" % call)
-                    got_code, message = got
+                    got_code, got_advice, message = got
                     self.assertEqual(got_code, code, message)
-                    # The advice attached: the Python phrase is there and no C++ one is left.
-                    self.assertIn(python, message)
+                    self.assertEqual(got_advice, advice, message)
+                    # The advice attached: the Python wording ends the message, no C++ one left.
+                    self.assertTrue(message.endswith(python), message)
                     self.assertNotIn("::", message)
                     self.assertNotIn("ToDLPackVersioned", message.split(":", 1)[1])
                     checked += 1
         if not fake:
             self.skipTest("the fake CUDA driver is not loadable ($DLBRIDGE_FAKE_CUDA_DRIVER unset: "
-                          "run through ctest; or CUDA switched off): %d of %d entries checked"
-                          % (checked, len(table)))
-        self.assertEqual(checked, len(table))
+                          "run through ctest; or CUDA switched off): %d of %d triggers checked"
+                          % (checked, total))
+        self.assertEqual(checked, total)
+
+    def test_py42_advice_is_a_value_whatever_the_message_says(self):
+        # The Python advice is written from the error's advice value, never found in its text:
+        # a reason reworded to name no C++ API still gets it, and a reason that happens to
+        # contain the C++ wording without carrying the advice is left as it is.
+        rows = {advice: (cpp, python) for advice, cpp, python in dlbridge._python_advice()}
+        read_only = 16  # ErrorCode::kReadOnly
+        with self.assertRaises(BufferError) as cm:
+            dlbridge._raise_error(read_only, "reworded: the legacy struct has no bit for it", 1, "")
+        self.assertEqual(str(cm.exception), "reworded: the legacy struct has no bit for it"
+                         + rows["kUseVersioned"][1])
+        self.assertEqual(cm.exception.advice, "kUseVersioned")
+        self.assertEqual(cm.exception.code, "kReadOnly")
+        with self.assertRaises(BufferError) as cm:
+            dlbridge._raise_error(read_only, "quoted; use ToDLPackVersioned", 0, "")
+        self.assertEqual(str(cm.exception), "quoted; use ToDLPackVersioned")
+        self.assertIsNone(cm.exception.advice)
+        with self.assertRaises(BufferError) as cm:
+            dlbridge._raise_error(11, "no ordinal", 2, "kDLROCM")  # kMissingDeviceId
+        self.assertEqual(str(cm.exception), "no ordinal; pass device=(kDLROCM, 0) to dlbridge.Tensor")
+        # A real refusal carries its advice as the exception's `advice` attribute.
+        values = (ctypes.c_float * 4)()
+        with self.assertRaises(BufferError) as cm:
+            held(values, flags=dlbridge.FLAG_READ_ONLY).__dlpack__()
+        self.assertEqual(cm.exception.advice, "kUseVersioned")
+        self.assertTrue(str(cm.exception).endswith(rows["kUseVersioned"][1]), str(cm.exception))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 // dlbridge's test hooks (namespace dlbridge::testing): for dlbridge's own tests, not for
 // production use. Not installed: a build reaches it through the CMake target dlbridge::testing
-// (dlbridge_testing), which links dlbridge. The functions are defined in src/testing_hooks.cpp,
-// compiled into libdlbridge only when DLBRIDGE_TESTING_HOOKS is ON (the default when the tests
-// are built; see PKG-7), and then exported like the rest of namespace dlbridge.
+// (dlbridge_testing), a library of libdlbridge's objects plus src/testing_hooks.cpp, which the
+// tests link instead of dlbridge::dlbridge; libdlbridge itself never has these functions (see
+// PKG-7). DLBRIDGE_TESTING_HOOKS (default: the tests are built) builds that library.
 #pragma once
 
 #include <cstdint>
