@@ -10,6 +10,7 @@
 #include <dlbridge/dlbridge.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <utility>
 
@@ -57,6 +58,15 @@ void CheckDrops(benchmark::State& state, const Values& values) {
   if (values.drops != static_cast<int>(state.iterations())) {
     state.SkipWithError("a hold did not drop exactly once per exchange");
   }
+}
+
+// A tensor over `values` of `shape`, held by the counted owner: where the framework adopts.
+dlbridge::Tensor OwnedTensor(Values& values, std::initializer_list<int64_t> shape) {
+  dlbridge::Tensor t;
+  t.descriptor.Set(values.data, sizeof values.data);
+  t.descriptor.SetOwner(CountedOwner(values));
+  t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), shape);
+  return t;
 }
 
 dlbridge::Tensor ThroughDLPack(dlbridge::Tensor&& tensor) {
@@ -124,11 +134,8 @@ void BM_VTKFloor(benchmark::State& state) {
 void BM_VTKExchange(benchmark::State& state) {
   Values values;
   for (auto _ : state) {
-    dlbridge::Tensor t;
-    t.descriptor.Set(values.data, sizeof values.data);
-    t.descriptor.SetOwner(CountedOwner(values));
-    t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), {kRows, kCols});
-    vtkSmartPointer<vtkDataArray> array = dlbridge::vtk::Adopt(ThroughDLPack(std::move(t)));
+    vtkSmartPointer<vtkDataArray> array =
+        dlbridge::vtk::Adopt(ThroughDLPack(OwnedTensor(values, {kRows, kCols})));
     benchmark::DoNotOptimize(array->GetVoidPointer(0));
   }
   CheckDrops(state, values);
@@ -170,11 +177,8 @@ void BM_ViskoresFloor(benchmark::State& state) {
 void BM_ViskoresExchange(benchmark::State& state) {
   Values values;
   for (auto _ : state) {
-    dlbridge::Tensor t;
-    t.descriptor.Set(values.data, sizeof values.data);
-    t.descriptor.SetOwner(CountedOwner(values));
-    t.layout = dlbridge::TensorLayout(dlbridge::DataTypeOf<float>(), {kRows * kCols});
-    auto handle = dlbridge::viskores::Adopt<float>(ThroughDLPack(std::move(t)));
+    auto handle =
+        dlbridge::viskores::Adopt<float>(ThroughDLPack(OwnedTensor(values, {kRows * kCols})));
     benchmark::DoNotOptimize(handle.GetNumberOfValues());
   }
   CheckDrops(state, values);

@@ -121,3 +121,20 @@ def host_tensor(values, dtype="float32", counter=None, **kwargs):
 
 def collect():
     gc.collect()
+
+
+class Recording:
+    """Forwards the DLPack protocol to `inner`, recording each __dlpack__'s keywords and the
+    name of the capsule it returned: what a consumer asked for and got."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.calls = []
+
+    def __dlpack_device__(self):
+        return self.inner.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        capsule = self.inner.__dlpack__(**kwargs)
+        self.calls.append((sorted(kwargs), capsule_name(capsule)))
+        return capsule

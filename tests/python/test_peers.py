@@ -18,7 +18,7 @@ import unittest
 import weakref
 
 import dlbridge
-from support import (DELETER, DLManagedTensor, DLManagedTensorVersioned, ReleaseCounter,
+from support import (DELETER, DLManagedTensor, DLManagedTensorVersioned, Recording, ReleaseCounter,
                      capsule_name, capsule_pointer, host_tensor)
 
 try:
@@ -88,21 +88,6 @@ class CountedCapsule:
         self.original(address)
 
 
-class Recording:
-    """Forwards the DLPack protocol to `inner`, recording each __dlpack__'s keywords and the
-    capsule's name: what a consumer asked for and got."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.calls = []
-
-    def __dlpack_device__(self):
-        return self.inner.__dlpack_device__()
-
-    def __dlpack__(self, **kwargs):
-        capsule = self.inner.__dlpack__(**kwargs)
-        self.calls.append((sorted(kwargs), capsule_name(capsule)))
-        return capsule
 
 
 # pyarrow's numeric types, with NumPy's and dlbridge's name for each.

@@ -7,7 +7,7 @@ import gc
 import unittest
 
 import dlbridge
-from support import (DLManagedTensorVersioned, ReleaseCounter, address_of, capsule_name,
+from support import (DLManagedTensorVersioned, Recording, ReleaseCounter, address_of, capsule_name,
                      capsule_pointer)
 
 try:
@@ -34,21 +34,6 @@ NUMPY_VERSIONED = np is not None and speaks_versioned(np.zeros(1))
 TORCH_VERSIONED = torch is not None and speaks_versioned(torch.zeros(1))
 
 
-class Recording:
-    """Forwards the DLPack protocol to `inner`, recording each __dlpack__'s keywords and the
-    name of the capsule it returned: what the consumer asked for and got."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.calls = []
-
-    def __dlpack_device__(self):
-        return self.inner.__dlpack_device__()
-
-    def __dlpack__(self, **kwargs):
-        capsule = self.inner.__dlpack__(**kwargs)
-        self.calls.append((sorted(kwargs), capsule_name(capsule)))
-        return capsule
 
 
 def flags_of(capsule):
