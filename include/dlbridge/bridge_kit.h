@@ -237,16 +237,12 @@ struct CheckedView {
   Reach reach;           ///< How far the indices reach from element zero, in elements.
 };
 
-/// Checks `layout`'s strides against `rule` (`exact`: the ndim strides of StrideRule::kExact),
-/// throwing Error(kInvalidStrides) through `site`, naming the stride, the layout and what
-/// `view` (the framework's view, for the message) needs. Dimensions of extent 0 or 1, and
-/// every dimension of a layout without elements, take any stride. Throws Error(kOverflow) for
-/// an element count past int64. CheckView calls it; a bridge whose view computes its strides
-/// only after other checks (mdspan's mapping) calls it itself.
+namespace internal {
+// CheckStrides for a layout whose element count the caller has already counted (CheckView).
 // KIT-4: the stride rules, the free dimensions aside.
-inline void CheckStrides(const TensorLayout& layout, StrideRule rule, const int64_t* exact,
-                         const char* view, const Site& site) {
-  if (ElementCountOf(layout, site) == 0) return;  // kOverflow past int64; no element, no step
+inline void CheckCountedStrides(const TensorLayout& layout, int64_t elements, StrideRule rule,
+                                const int64_t* exact, const char* view, const Site& site) {
+  if (elements == 0) return;  // no element, no step
   const int32_t ndim = layout.Ndim();
   const IndexSpan shape = layout.Shape();
   const IndexSpan strides = layout.Strides();
@@ -264,7 +260,7 @@ inline void CheckStrides(const TensorLayout& layout, StrideRule rule, const int6
     }
   } else if (rule == StrideRule::kRowMajor || rule == StrideRule::kColMajor) {
     const bool row = rule == StrideRule::kRowMajor;
-    int64_t want = 1;  // fits: the element count, checked above, bounds the products
+    int64_t want = 1;  // fits: the element count (checked) bounds the products
     for (int32_t k = 0; k < ndim; ++k) {
       const std::size_t i = static_cast<std::size_t>(row ? ndim - 1 - k : k);
       if (shape[i] > 1 && strides[i] != want) {
@@ -300,6 +296,18 @@ inline void CheckStrides(const TensorLayout& layout, StrideRule rule, const int6
       }
     }
   }
+}
+}  // namespace internal
+
+/// Checks `layout`'s strides against `rule` (`exact`: the ndim strides of StrideRule::kExact),
+/// throwing Error(kInvalidStrides) through `site`, naming the stride, the layout and what
+/// `view` (the framework's view, for the message) needs. Dimensions of extent 0 or 1, and
+/// every dimension of a layout without elements, take any stride. Throws Error(kOverflow) for
+/// an element count past int64. CheckView calls it; a bridge whose view computes its strides
+/// only after other checks (mdspan's mapping) calls it itself.
+inline void CheckStrides(const TensorLayout& layout, StrideRule rule, const int64_t* exact,
+                         const char* view, const Site& site) {
+  internal::CheckCountedStrides(layout, ElementCountOf(layout, site), rule, exact, view, site);
 }
 
 /// Checks `tensor` for a framework's view before anything is built or moved, in this order,
@@ -340,7 +348,8 @@ inline CheckedView CheckView(const Tensor& tensor, const ViewNeeds& needs, const
   checked.elements = ElementCountOf(layout, site);  // kOverflow past int64
   const int64_t itemBytes = (int64_t{layout.Dtype().bits} * layout.Dtype().lanes + 7) / 8;
   checked.reach = ReachOf(ndim, shape.data, strides.data, itemBytes, site);
-  CheckStrides(layout, needs.strides, needs.exact_strides, needs.view, site);
+  internal::CheckCountedStrides(layout, checked.elements, needs.strides, needs.exact_strides,
+                                needs.view, site);
   if (needs.any_device) {
     // Unsigned: an address plus an offset wraps as addresses do, never as signed overflow.
     const uint64_t zero =
