@@ -238,8 +238,9 @@ struct CheckedView {
 };
 
 namespace internal {
-// CheckStrides for a layout whose element count the caller has already counted (CheckView).
-// KIT-4: the stride rules, the free dimensions aside.
+/// CheckStrides for a layout whose element count the caller has already counted (CheckView
+/// has it; CheckStrides counts it first). Throws kInvalidStrides naming the first dimension
+/// that breaks `rule`. KIT-4: the stride rules, the free dimensions aside.
 inline void CheckCountedStrides(const TensorLayout& layout, int64_t elements, StrideRule rule,
                                 const int64_t* exact, const char* view, const Site& site) {
   if (elements == 0) return;  // no element, no step
