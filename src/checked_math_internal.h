@@ -1,8 +1,12 @@
-// Checked int64 arithmetic: every layout and address computation goes through these.
+// Checked int64 arithmetic: every layout and address computation goes through these; and the
+// span arithmetic built on it that a layout keeps (FastSpan, the one pass of the fast paths:
+// TensorLayout computes it once when it is built, the recognisers of dlpack_fast_paths.h read it).
 #pragma once
 
 #include <cstdint>
 #include <limits>
+
+#include "dlbridge/dlpack_header.h"
 
 namespace dlbridge {
 namespace detail {
@@ -63,6 +67,77 @@ using portable::AddOverflows;
 using portable::MulOverflows;
 using portable::SubOverflows;
 #endif
+
+/// The bytes a layout can touch, relative to element zero.
+struct ByteSpan {
+  int64_t count = 0;  ///< Number of elements.
+  int64_t low = 0;    ///< Byte offset of the lowest reachable byte from element zero (<= 0).
+  int64_t bytes = 0;  ///< Bytes from the lowest to one past the highest reachable byte.
+};
+
+/// The fast path of import and export (issue 17): one pass over shape and strides that copies
+/// them to `dims` (shape then strides; nullptr: no copy; `strides` nullptr: C-contiguous, as
+/// EffectiveStrides reads them) and computes the span, for the common
+/// case only: ndim extents >= 1, whole-byte elements, no product or sum overflowing int64.
+/// False whenever that is not proven (an extent 0 or negative, packed sub-byte elements, any
+/// overflow): the caller then runs the rules (CheckShape, ComputeSpan), which decide and word
+/// every error. It enforces nothing, only recognises layouts the rules accept (see IMP-8,
+/// see IMP-10), with the same span as ComputeSpan's.
+[[gnu::always_inline]] inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape,
+                                            const int64_t* strides, int64_t* dims,
+                                            ByteSpan* out) noexcept {
+  // RT-5: accepts a subset of what the rules accept, with their span; the rest goes to them.
+  // Unsigned (bits * lanes < 2^24): the remainder and the quotient are a mask and a shift.
+  const uint32_t elementBits = uint32_t{dtype.bits} * dtype.lanes;
+  if (elementBits % 8 != 0) return false;  // packed or padded sub-byte: the rules decide
+  // From the last dimension back: while the strides are the C-contiguous ones (or the extent
+  // is 1), the count is the whole reach and no stride product is needed. From the first other
+  // stride on, each dimension's reach is added to the low or high end. The reach sums have one
+  // sign each (lo <= 0 <= hi), so whether they overflow does not depend on the order of the
+  // dimensions: this accepts exactly what ComputeSpan accepts, with the same span.
+  int32_t i = ndim - 1;
+  int64_t count = 1;
+  for (; i >= 0; --i) {
+    const int64_t extent = shape[i];
+    // NULL strides (legacy, or where they are allowed: see IMP-9) are the C-contiguous ones: the
+    // count so far, as EffectiveStrides makes them; this loop then runs to the end.
+    const int64_t stride = strides != nullptr ? strides[i] : count;
+    if (dims != nullptr) {
+      dims[i] = extent;
+      dims[ndim + i] = stride;
+    }
+    // Contiguous (the common case) first; a dimension that is not goes to the loop below,
+    // which judges its extent too.
+    if (stride != count && extent != 1) break;
+    if (extent < 1 || MulOverflows(count, extent, &count)) return false;
+  }
+  int64_t lo = 0;
+  int64_t hi = count - 1;
+  for (; i >= 0; --i) {  // strided (dimension i was copied above; copying it again is harmless)
+    const int64_t extent = shape[i];
+    const int64_t stride = strides[i];
+    if (dims != nullptr) {
+      dims[i] = extent;
+      dims[ndim + i] = stride;
+    }
+    int64_t reach = 0;
+    if (extent < 1 || MulOverflows(count, extent, &count) ||
+        MulOverflows(stride, extent - 1, &reach)) {
+      return false;
+    }
+    if (reach < 0 ? AddOverflows(lo, reach, &lo) : AddOverflows(hi, reach, &hi)) return false;
+  }
+  const int64_t itemBytes = elementBits / 8;  // >= 0: no overflow below comes from it
+  int64_t elements = 0;
+  ByteSpan span;
+  span.count = count;
+  if (AddOverflows(hi, 1, &elements) || SubOverflows(elements, lo, &elements) ||
+      MulOverflows(lo, itemBytes, &span.low) || MulOverflows(elements, itemBytes, &span.bytes)) {
+    return false;
+  }
+  *out = span;
+  return true;
+}
 
 }  // namespace detail
 }  // namespace dlbridge

@@ -15,11 +15,13 @@ struct DescriptorAccess {
   static bool HoldsOwner(const MemoryDescriptor& d) noexcept {
     return d.kind_ == MemoryDescriptor::HoldKind::kOwner;
   }
-  /// Moves the owner reference out; the descriptor holds nothing afterwards.
+  /// Moves the owner reference out of a descriptor that HoldsOwner; it holds nothing afterwards.
   static std::shared_ptr<const void> TakeOwner(MemoryDescriptor& d) noexcept {
-    if (d.kind_ != MemoryDescriptor::HoldKind::kNone) LedgerHoldTaken();
+    LedgerHoldTaken();
     d.kind_ = MemoryDescriptor::HoldKind::kNone;
-    return std::move(d.owner_);
+    std::shared_ptr<const void> owner = std::move(d.owner_);
+    d.owner_.~shared_ptr();  // alive only while the hold was an owner
+    return owner;
   }
   /// Sets the description without the setters' checks, for values import has validated.
   static void Describe(MemoryDescriptor& d, int64_t pointer, int64_t size,

@@ -230,6 +230,19 @@ void AppendNames(std::string* list, Pick&& pick, const char* suffix) {
 
 const DeviceTypeInfo* FindDeviceType(int32_t device_type) noexcept { return Lookup(device_type); }
 
+namespace detail {
+namespace {
+static_assert(kDeviceTypeSlots == kMaxDeviceType + 1, "the inline index covers every type");
+constexpr DeviceRowIndex MakeDeviceRowIndex() {
+  DeviceRowIndex index{};
+  for (int32_t v = 0; v < kDeviceTypeSlots; ++v) index.row[v] = Lookup(v);
+  return index;
+}
+}  // namespace
+// DeviceRow's index: FindDeviceType's answers, one per type value.
+constexpr DeviceRowIndex kDeviceRowIndex = MakeDeviceRowIndex();
+}  // namespace detail
+
 // DEV-5: the stream family and host access, columns like every other device fact, so that the
 // core's stream rules and the Python module read one answer.
 StreamFamily StreamFamilyOf(int32_t device_type) noexcept {

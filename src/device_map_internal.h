@@ -2,6 +2,7 @@
 // runtime of a space, and "accepted values" text generated from the tables.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "dlbridge/device_map.h"
@@ -9,6 +10,23 @@
 
 namespace dlbridge {
 namespace detail {
+
+/// How many device type values the table indexes (0..kDeviceTypeSlots-1; larger ones are not
+/// DLPack types dlbridge knows).
+constexpr int32_t kDeviceTypeSlots = 32;
+/// The device table's row of each device type value, nullptr for values that are not a known
+/// type: FindDeviceType's index, for the inline lookup below.
+struct DeviceRowIndex {
+  const DeviceTypeInfo* row[kDeviceTypeSlots];
+};
+/// The index, built from the table at compile time. In src/device_map.cpp.
+extern const DeviceRowIndex kDeviceRowIndex;
+/// FindDeviceType, inline (one comparison and one load), for the converters' hot paths.
+inline const DeviceTypeInfo* DeviceRow(int32_t device_type) noexcept {
+  return static_cast<uint32_t>(device_type) < static_cast<uint32_t>(kDeviceTypeSlots)
+             ? kDeviceRowIndex.row[device_type]
+             : nullptr;
+}
 
 /// Whether a GPU runtime owns `space` (the has_runtime column of its default device type),
 /// and if so which (`*runtime`). False for "host" and for values that are not a space.

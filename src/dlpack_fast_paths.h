@@ -19,6 +19,7 @@
 #include "dlbridge/tensor_layout.h"
 #include "dlpack_rules.h"
 #include "export_rules.h"
+#include "layout_internal.h"
 
 namespace dlbridge {
 namespace detail {
@@ -27,70 +28,6 @@ namespace detail {
 /// turns them off, so that a test can compare both ways). In src/dlpack_rules.cpp.
 extern std::atomic<bool> g_fast_paths;
 inline bool FastPathsOn() noexcept { return g_fast_paths.load(std::memory_order_relaxed); }
-
-/// The fast path of import and export (issue 17): one pass over shape and strides that copies
-/// them to `dims` (shape then strides; nullptr: no copy; `strides` nullptr: C-contiguous, as
-/// EffectiveStrides reads them) and computes the span, for the common
-/// case only: ndim extents >= 1, whole-byte elements, no product or sum overflowing int64.
-/// False whenever that is not proven (an extent 0 or negative, packed sub-byte elements, any
-/// overflow): the caller then runs the rules (CheckShape, ComputeSpan), which decide and word
-/// every error. It enforces nothing, only recognises layouts the rules accept (see IMP-8,
-/// see IMP-10), with the same span as ComputeSpan's.
-[[gnu::always_inline]] inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape,
-                                            const int64_t* strides, int64_t* dims,
-                                            ByteSpan* out) noexcept {
-  // RT-5: accepts a subset of what the rules accept, with their span; the rest goes to them.
-  // Unsigned (bits * lanes < 2^24): the remainder and the quotient are a mask and a shift.
-  const uint32_t elementBits = uint32_t{dtype.bits} * dtype.lanes;
-  if (elementBits % 8 != 0) return false;  // packed or padded sub-byte: the rules decide
-  // From the last dimension back: while the strides are the C-contiguous ones (or the extent
-  // is 1), the count is the whole reach and no stride product is needed. From the first other
-  // stride on, each dimension's reach is added to the low or high end. The reach sums have one
-  // sign each (lo <= 0 <= hi), so whether they overflow does not depend on the order of the
-  // dimensions: this accepts exactly what ComputeSpan accepts, with the same span.
-  int32_t i = ndim - 1;
-  int64_t count = 1;
-  for (; i >= 0; --i) {
-    const int64_t extent = shape[i];
-    // NULL strides (legacy, or where they are allowed: see IMP-9) are the C-contiguous ones: the
-    // count so far, as EffectiveStrides makes them; this loop then runs to the end.
-    const int64_t stride = strides != nullptr ? strides[i] : count;
-    if (dims != nullptr) {
-      dims[i] = extent;
-      dims[ndim + i] = stride;
-    }
-    // Contiguous (the common case) first; a dimension that is not goes to the loop below,
-    // which judges its extent too.
-    if (stride != count && extent != 1) break;
-    if (extent < 1 || MulOverflows(count, extent, &count)) return false;
-  }
-  int64_t lo = 0;
-  int64_t hi = count - 1;
-  for (; i >= 0; --i) {  // strided (dimension i was copied above; copying it again is harmless)
-    const int64_t extent = shape[i];
-    const int64_t stride = strides[i];
-    if (dims != nullptr) {
-      dims[i] = extent;
-      dims[ndim + i] = stride;
-    }
-    int64_t reach = 0;
-    if (extent < 1 || MulOverflows(count, extent, &count) ||
-        MulOverflows(stride, extent - 1, &reach)) {
-      return false;
-    }
-    if (reach < 0 ? AddOverflows(lo, reach, &lo) : AddOverflows(hi, reach, &hi)) return false;
-  }
-  const int64_t itemBytes = elementBits / 8;  // >= 0: no overflow below comes from it
-  int64_t elements = 0;
-  ByteSpan span;
-  span.count = count;
-  if (AddOverflows(hi, 1, &elements) || SubOverflows(elements, lo, &elements) ||
-      MulOverflows(lo, itemBytes, &span.low) || MulOverflows(elements, itemBytes, &span.bytes)) {
-    return false;
-  }
-  *out = span;
-  return true;
-}
 
 /// What the import's fast path proved about a producer's tensor.
 struct FastImport {
@@ -121,7 +58,7 @@ template <class Managed, class NullAllowed, class Storage>
       !WritableAsRequired(flags, require_writable)) {
     return false;
   }
-  const DeviceTypeInfo* row = FindDeviceType(static_cast<int32_t>(t.device.device_type));
+  const DeviceTypeInfo* row = DeviceRow(static_cast<int32_t>(t.device.device_type));
   if (row == nullptr || row->import != DeviceImport::kSpace || row->space != MemorySpace::kHost ||
       !DeviceIdValid(*row, t.device.device_id)) {
     return false;
@@ -172,7 +109,9 @@ template <class Managed, class NullAllowed, class Storage>
   ByteSpan span;
   int64_t start = 0;
   uintptr_t first = 0;
-  if (!FastSpan(dtype, layout.Ndim(), layout.Shape().data, layout.Strides().data, nullptr, &span) ||
+  // The span the layout keeps (FastSpan's, computed when the layout was built), or the pass.
+  if (!(LayoutAccess::KeptSpan(layout, &span) || FastSpan(dtype, layout.Ndim(), layout.Shape().data,
+                                                          layout.Strides().data, nullptr, &span)) ||
       !InsideBuffer(layout.ByteOffset(), span, descriptor.GetSizeInBytes(), &start) ||
       !AddressRangeValid(pointer, start, span.bytes, &first)) {
     return false;
@@ -225,9 +164,11 @@ template <class Managed>
   } else {
     if (published != 0) return false;
   }
-  // FastSpan covers the common layouts; the rest (empty, sub-byte) take the rule itself.
+  // FastSpan covers the common layouts; the rest (empty, sub-byte) take the rule itself. The
+  // layout is t's (compared above), so the span it keeps is FastSpan's over t.
   ByteSpan span;
-  if (!FastPathsOn() || !FastSpan(t.dtype, t.ndim, t.shape, t.strides, nullptr, &span)) {
+  if (!FastPathsOn() || !(LayoutAccess::KeptSpan(layout, &span) ||
+                          FastSpan(t.dtype, t.ndim, t.shape, t.strides, nullptr, &span))) {
     span = ComputeSpanOrThrow(where, t.dtype, published, t.ndim, t.shape, t.strides);
   }
   if (span.count == 0) return tensor.descriptor.GetSizeInBytes() == 0;

@@ -136,13 +136,6 @@ class CollectSink {
   std::vector<Finding> findings_;
 };
 
-/// The bytes a layout can touch, relative to element zero.
-struct ByteSpan {
-  int64_t count = 0;  ///< Number of elements.
-  int64_t low = 0;    ///< Byte offset of the lowest reachable byte from element zero (<= 0).
-  int64_t bytes = 0;  ///< Bytes from the lowest to one past the highest reachable byte.
-};
-
 /// The dtype table (IMP-12), for code <-> name parsing and printing (src/dtype.cpp), with
 /// DtypeCodeCount() and DtypeBitsValid() below: the name of a known code ("float"), nullptr
 /// when unknown.
@@ -513,7 +506,7 @@ bool CheckShape(Sink& sink, const DLTensor& t, bool null_strides_allowed, bool v
 
 template <class Sink>
 const DeviceTypeInfo* CheckDevice(Sink& sink, DLDevice device) {
-  const DeviceTypeInfo* row = FindDeviceType(static_cast<int32_t>(device.device_type));
+  const DeviceTypeInfo* row = DeviceRow(static_cast<int32_t>(device.device_type));
   if (row == nullptr) {  // CONF-DEVICE-TYPE (import: see DEV-1)
     sink.Report(Rule::kDeviceType, [&] {
       return "device_type " + std::to_string(device.device_type) +

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "checked_math_internal.h"
+#include "device_map_internal.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/memory_space.h"
@@ -93,7 +94,7 @@ enum class DeviceLabel : uint8_t {
       return DeviceLabel::kTypeContradictsSpace;
     }
     if (!OptionIdAgrees(option_id, given.device_id)) return DeviceLabel::kIdContradictsOption;
-    resolved = FindDeviceType(given.device_type);
+    resolved = DeviceRow(given.device_type);
     d = given;
   }
   if (resolved->id_is_zero) {

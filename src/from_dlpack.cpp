@@ -180,7 +180,7 @@ bool TryFastImport(const Managed& managed, const ImportOptions& options, Tensor&
     return false;
   }
   detail::LayoutAccess::SetInline(result.layout, t.dtype, t.ndim,
-                                  static_cast<uint64_t>(-fast.span.low));
+                                  static_cast<uint64_t>(-fast.span.low), fast.span);
   result.device = detail::ImportedDevice(*fast.row, t.device);
   result.flags = flags;
   detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(fast.first),

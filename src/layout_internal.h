@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "checked_math_internal.h"
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/tensor_layout.h"
 
@@ -28,6 +29,7 @@ struct LayoutAccess {
       dims[ndim + i] = strides[i];
     }
     layout.ndim_ = ndim;
+    layout.KeepSpan();
   }
   /// Storage for `ndim` dimensions in a fresh layout (no heap block yet): its inline array,
   /// or (past kInlineDims: see LAY-3) a block the layout now owns and frees, for a fast path
@@ -41,12 +43,25 @@ struct LayoutAccess {
     if (dims != nullptr) layout.dims_ = dims;
     return dims;
   }
-  /// Completes a layout whose storage Storage returned and the caller filled.
-  static void SetInline(TensorLayout& layout, DLDataType dtype, int32_t ndim,
-                        uint64_t byte_offset) noexcept {
+  /// Completes a layout whose storage Storage returned and the caller filled, with the span
+  /// FastSpan computed while filling it (so that the layout keeps it, as KeepSpan would).
+  static void SetInline(TensorLayout& layout, DLDataType dtype, int32_t ndim, uint64_t byte_offset,
+                        const ByteSpan& span) noexcept {
     layout.dtype_ = dtype;
     layout.ndim_ = ndim;
     layout.byteOffset_ = byte_offset;
+    layout.spanCount_ = span.count;
+    layout.spanLow_ = span.low;
+    layout.spanBytes_ = span.bytes;
+  }
+  /// The span the layout keeps (FastSpan's for its dtype, shape and strides): false when it
+  /// is not known, and the caller then runs FastSpan or the rules itself.
+  static bool KeptSpan(const TensorLayout& layout, ByteSpan* span) noexcept {
+    if (layout.spanBytes_ < 0) return false;
+    span->count = layout.spanCount_;
+    span->low = layout.spanLow_;
+    span->bytes = layout.spanBytes_;
+    return true;
   }
 };
 

@@ -1,12 +1,13 @@
 // MemoryDescriptor: description setters and the exclusive owner/release hold.
 #include "dlbridge/memory_descriptor.h"
 
+#include <cstring>
 #include <new>
 #include <string>
 #include <utility>
 
-#include "dlbridge/error.h"
 #include "callback_internal.h"
+#include "dlbridge/error.h"
 #include "error_internal.h"
 #include "ledger_internal.h"
 #include "memory_space_internal.h"
@@ -19,8 +20,22 @@ void DropOwnerBlock(void* context) { delete static_cast<std::shared_ptr<const vo
 
 }  // namespace
 
-// MD-6: destruction drops the hold: a held release runs here, exactly once.
-MemoryDescriptor::~MemoryDescriptor() { DropHold(); }
+const char MemoryDescriptor::kDataRole[] = "data";
+
+// MD-6: destruction drops the hold: a held release runs here, exactly once (the inline
+// destructor calls this only when there is a hold or a role copy).
+void MemoryDescriptor::Drop() noexcept {
+  DropHold();
+  FreeRole();
+}
+
+void MemoryDescriptor::FreeRole() noexcept {
+  if (ownsRole_) {
+    ownsRole_ = false;
+    delete[] const_cast<char*>(role_);
+  }
+  role_ = kDataRole;
+}
 
 // MD-7: moving transfers the description and the hold; `other` is left as a new descriptor
 // (see MD-1), so a moved-from tensor describes no bytes instead of memory it no longer holds.
@@ -29,29 +44,41 @@ MemoryDescriptor::MemoryDescriptor(MemoryDescriptor&& other) noexcept
       size_(other.size_),
       space_(other.space_),
       kind_(other.kind_),
+      ownsRole_(other.ownsRole_),
       release_(other.release_),
       context_(other.context_),
-      owner_(std::move(other.owner_)),
-      role_(std::move(other.role_)) {
+      role_(other.role_) {
+  if (kind_ == HoldKind::kOwner) {
+    new (&owner_) std::shared_ptr<const void>(std::move(other.owner_));
+    other.owner_.~shared_ptr();
+  }
+  other.ownsRole_ = false;  // the role copy is ours now
   other.BecomeEmpty();
 }
 
 MemoryDescriptor& MemoryDescriptor::operator=(MemoryDescriptor&& other) noexcept {
   if (this != &other) {
     DropHold();  // MD-7: the target's old hold is dropped once, first
+    FreeRole();
     pointer_ = other.pointer_;
     size_ = other.size_;
     space_ = other.space_;
     kind_ = other.kind_;
     release_ = other.release_;
     context_ = other.context_;
-    owner_ = std::move(other.owner_);
-    role_ = std::move(other.role_);
+    if (kind_ == HoldKind::kOwner) {
+      new (&owner_) std::shared_ptr<const void>(std::move(other.owner_));
+      other.owner_.~shared_ptr();
+    }
+    role_ = other.role_;
+    ownsRole_ = other.ownsRole_;
+    other.ownsRole_ = false;
     other.BecomeEmpty();
   }
   return *this;
 }
 
+// Called with the owner reference already moved out and destroyed (or never there).
 void MemoryDescriptor::BecomeEmpty() noexcept {
   pointer_ = 0;
   size_ = 0;
@@ -59,8 +86,7 @@ void MemoryDescriptor::BecomeEmpty() noexcept {
   kind_ = HoldKind::kNone;
   release_ = nullptr;
   context_ = nullptr;
-  owner_.reset();  // already empty: moved from
-  role_ = "data";  // fits the string's inline buffer: no allocation, cannot throw
+  FreeRole();  // a moved-from role copy is no longer owned here: back to the static "data"
 }
 
 void MemoryDescriptor::DropHold() noexcept {
@@ -75,9 +101,22 @@ void MemoryDescriptor::DropHold() noexcept {
   if (kind == HoldKind::kRelease) {
     detail::CallRelease(release, context);  // MD-13: on whichever thread drops the hold
   } else if (kind == HoldKind::kOwner) {
-    owner_.reset();
+    // Moved out first, so that a deleter that reaches this descriptor finds no owner.
+    std::shared_ptr<const void> owner = std::move(owner_);
+    owner_.~shared_ptr();
   }
 }
+
+// The role as this descriptor keeps it: "data" is the static one, any other a copy. Allocates
+// before anything changes (throws std::bad_alloc, as std::string did, leaving the role as it was).
+namespace {
+char* CopyRole(const char* role) {
+  const size_t length = std::strlen(role);
+  char* copy = new char[length + 1];
+  std::memcpy(copy, role, length + 1);
+  return copy;
+}
+}  // namespace
 
 void MemoryDescriptor::Set(int64_t pointer, int64_t sizeInBytes, const char* memorySpace,
                            const char* role) {
@@ -100,7 +139,7 @@ void MemoryDescriptor::Set(int64_t pointer, int64_t sizeInBytes, const char* mem
                  "MemoryDescriptor: role is null; give a name such as \"data\"");
   }
   // MD-2: Set stores pointer, size, space and role; the hold is untouched.
-  role_ = role;  // first: the only step that can throw (bad_alloc), so nothing is half-set
+  StoreRole(role);  // first: the only step that can throw (bad_alloc), so nothing is half-set
   pointer_ = pointer;
   size_ = sizeInBytes;
   space_ = space;
@@ -145,13 +184,25 @@ void MemoryDescriptor::SetRole(const char* role) {
     detail::Fail(ErrorCode::kInvalidArgument,
                  "MemoryDescriptor: role is null; give a name such as \"data\"");
   }
-  role_ = role;
+  StoreRole(role);
+}
+
+void MemoryDescriptor::StoreRole(const char* role) {
+  if (role == role_) return;  // its own role again (GetRole()'s pointer): nothing to copy
+  if (std::strcmp(role, kDataRole) == 0) {
+    FreeRole();
+    return;
+  }
+  char* copy = CopyRole(role);
+  FreeRole();
+  role_ = copy;
+  ownsRole_ = true;
 }
 
 void MemoryDescriptor::SetOwner(std::shared_ptr<const void> owner) {
   DropHold();   // MD-8: the old hold goes first
   if (owner) {  // MD-9: nullptr leaves no hold
-    owner_ = std::move(owner);
+    new (&owner_) std::shared_ptr<const void>(std::move(owner));
     kind_ = HoldKind::kOwner;
     detail::LedgerHoldSet();
   }
@@ -207,6 +258,7 @@ bool MemoryDescriptor::TakeRelease(ReleaseFunction& release, void*& context) {
       detail::Fail(ErrorCode::kOutOfMemory,
                    "MemoryDescriptor::TakeRelease: could not allocate the owner block");
     }
+    owner_.~shared_ptr();
     kind_ = HoldKind::kNone;
     detail::LedgerHoldTaken();
     release = &DropOwnerBlock;

@@ -118,6 +118,18 @@ void TensorLayout::Fill(int32_t ndim, const int64_t* shape, const int64_t* strid
   Release();
   dims_ = dims;
   ndim_ = ndim;
+  KeepSpan();
+}
+
+void TensorLayout::KeepSpan() noexcept {
+  detail::ByteSpan span;
+  if (detail::FastSpan(dtype_, ndim_, dims_, dims_ + ndim_, nullptr, &span)) {
+    spanCount_ = span.count;
+    spanLow_ = span.low;
+    spanBytes_ = span.bytes;
+  } else {
+    spanBytes_ = -1;
+  }
 }
 
 void TensorLayout::Release() noexcept {
@@ -135,6 +147,9 @@ TensorLayout& TensorLayout::operator=(const TensorLayout& other) {
     Assign(other.ndim_, other.dims_, other.dims_ + other.ndim_);
     dtype_ = other.dtype_;
     byteOffset_ = other.byteOffset_;
+    spanCount_ = other.spanCount_;  // the span of other's dtype, not of the one Assign saw
+    spanLow_ = other.spanLow_;
+    spanBytes_ = other.spanBytes_;
   }
   return *this;
 }
@@ -143,6 +158,10 @@ void TensorLayout::TakeFrom(TensorLayout& other) noexcept {
   dtype_ = other.dtype_;
   ndim_ = other.ndim_;
   byteOffset_ = other.byteOffset_;
+  spanCount_ = other.spanCount_;
+  spanLow_ = other.spanLow_;
+  spanBytes_ = other.spanBytes_;
+  other.spanBytes_ = -1;  // other is left with ndim 0: its span is no longer known
   if (other.dims_ != other.inline_) {
     dims_ = other.dims_;
     other.dims_ = other.inline_;

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <type_traits>
 
 #include "dlbridge/callbacks.h"
@@ -30,9 +29,12 @@ struct DescriptorAccess;  // lets the converters move a hold without extra alloc
 class DLBRIDGE_API MemoryDescriptor {
  public:
   /// Describes nothing: "host", role "data", pointer 0, size 0, no hold.
-  MemoryDescriptor() noexcept = default;
-  /// Drops the hold: a release runs here, once; an owner reference is dropped.
-  ~MemoryDescriptor();
+  MemoryDescriptor() noexcept {}  // NOLINT: the owner reference is constructed on SetOwner
+  /// Drops the hold: a release runs here, once; an owner reference is dropped. Inline: a
+  /// descriptor with no hold and the default role is dropped with one comparison.
+  ~MemoryDescriptor() {
+    if (kind_ != HoldKind::kNone || ownsRole_) Drop();
+  }
   /// Takes `other`'s description and hold. `other` is left as a new descriptor: pointer 0,
   /// size 0, "host", role "data", no hold (so exporting it fails the bounds check instead of
   /// describing memory it no longer keeps alive).
@@ -88,7 +90,7 @@ class DLBRIDGE_API MemoryDescriptor {
   void SetRole(const char* role);
   /// The role. The string belongs to the descriptor: valid until the role is set again, or
   /// the descriptor is moved from or destroyed.
-  const char* GetRole() const noexcept { return role_.c_str(); }
+  const char* GetRole() const noexcept { return role_; }
 
   /// Holds `owner` alive for as long as this descriptor holds it. Drops any earlier hold
   /// first; nullptr clears the hold.
@@ -130,17 +132,27 @@ class DLBRIDGE_API MemoryDescriptor {
     return static_cast<int64_t>(reinterpret_cast<intptr_t>(pointer));
   }
   void DropHold() noexcept;
-  void BecomeEmpty() noexcept;  // the state of a new descriptor, for a moved-from one
+  void Drop() noexcept;              // the destructor's work when there is a hold or a role to free
+  void BecomeEmpty() noexcept;       // the state of a new descriptor, for a moved-from one
+  void FreeRole() noexcept;          // back to the static "data"
+  void StoreRole(const char* role);  // "data": the static one; any other: a copy
+  // The role "data", static: a descriptor with it owns no string.
+  static const char kDataRole[];
 
   // MD-1: the defaults are "host", role "data", pointer 0, size 0 and no hold.
   int64_t pointer_ = 0;
   int64_t size_ = 0;
   MemorySpace space_ = MemorySpace::kHost;
   HoldKind kind_ = HoldKind::kNone;
+  bool ownsRole_ = false;  // role_ is a copy this descriptor frees (any role but "data")
   ReleaseFunction release_ = nullptr;
   void* context_ = nullptr;
-  std::shared_ptr<const void> owner_;
-  std::string role_ = "data";  // short roles stay in the string's inline buffer
+  const char* role_ = kDataRole;
+  // The owner reference, alive only while kind_ is kOwner (constructed by SetOwner, destroyed
+  // when that hold is dropped or moved), so that a descriptor without one never touches it.
+  union {
+    std::shared_ptr<const void> owner_;
+  };
 };
 
 }  // namespace dlbridge

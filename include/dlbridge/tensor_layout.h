@@ -171,10 +171,21 @@ class DLBRIDGE_API TensorLayout {
   // Takes other's dimensions (heap block or inline copy); this holds no heap block.
   void TakeFrom(TensorLayout& other) noexcept;
 
+  // Keeps the span of dtype, shape and strides (the converters' one pass, FastSpan in
+  // src/checked_math_internal.h) once the layout is built, so that export and re-export do
+  // not walk the dimensions again.
+  void KeepSpan() noexcept;
+
   DLDataType dtype_;
   int32_t ndim_ = 0;
   uint64_t byteOffset_ = 0;
   int64_t* dims_;  // shape then strides: inline_ or a heap block
+  // What FastSpan gives for dtype_, shape and strides: element count, lowest reachable byte
+  // from element zero, reachable bytes. spanBytes_ < 0: not known (FastSpan declined, or the
+  // layout was not built through KeepSpan); the converters then ask the rules themselves.
+  int64_t spanCount_ = 0;
+  int64_t spanLow_ = 0;
+  int64_t spanBytes_ = -1;
   int64_t inline_[2 * kInlineDims];
 };
 
