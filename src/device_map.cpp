@@ -268,8 +268,7 @@ DLDeviceType DefaultDeviceType(MemorySpace space) noexcept {
 }
 
 bool DeviceTypeMatchesSpace(int32_t device_type, MemorySpace space) noexcept {
-  const DeviceTypeInfo* row = FindDeviceType(device_type);
-  return row != nullptr && row->exported && row->space == space;
+  return detail::TypeMatchesSpace(device_type, space);
 }
 
 // DEV-6: the lists messages name are the table's rows.

@@ -27,6 +27,12 @@ inline const DeviceTypeInfo* DeviceRow(int32_t device_type) noexcept {
              ? kDeviceRowIndex.row[device_type]
              : nullptr;
 }
+/// DeviceTypeMatchesSpace, inline (the public function calls this one): whether `device_type`
+/// is a type export may label `space` with.
+inline bool TypeMatchesSpace(int32_t device_type, MemorySpace space) noexcept {
+  const DeviceTypeInfo* row = DeviceRow(device_type);
+  return row != nullptr && row->exported && row->space == space;
+}
 
 /// Whether a GPU runtime owns `space` (the has_runtime column of its default device type),
 /// and if so which (`*runtime`). False for "host" and for values that are not a space.

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "checked_math_internal.h"
+#include "device_map_internal.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/memory_descriptor.h"
@@ -140,7 +141,7 @@ template <class Managed>
   const MemorySpace space = tensor.descriptor.GetMemorySpaceKind();
   if (device.device_type == 0 || options.verify_device == DeviceVerification::kRequired ||
       !OptionIdAgrees(options.device_id, device.device_id) || space == MemorySpace::kLevelZero ||
-      !DeviceTypeMatchesSpace(device.device_type, space) || !FlagsKnown(tensor.flags)) {
+      !TypeMatchesSpace(device.device_type, space) || !FlagsKnown(tensor.flags)) {
     return false;
   }
   const DLTensor& t = original.dl_tensor;
@@ -153,9 +154,14 @@ template <class Managed>
   if (t.ndim > 0 && t.strides == nullptr) return false;  // ours always carry strides
   const int64_t* shape = layout.Shape().data;
   const int64_t* strides = layout.Strides().data;
-  for (int32_t i = 0; i < t.ndim; ++i) {  // one loop, not two memcmp calls: ndim is small
-    if (t.shape[i] != shape[i] || t.strides[i] != strides[i]) return false;
+  const int64_t* theirShape = t.shape;
+  const int64_t* theirStrides = t.strides;
+  uint64_t differs = 0;  // one loop without branches, not two memcmp calls: ndim is small
+  for (int32_t i = 0, n = t.ndim; i < n; ++i) {
+    differs |= static_cast<uint64_t>(theirShape[i] ^ shape[i]) |
+               static_cast<uint64_t>(theirStrides[i] ^ strides[i]);
   }
+  if (differs != 0) return false;
   const uint64_t published = PublishedFlags(tensor.flags, options.read_only);
   if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
     if ((original.flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED)) != published) {

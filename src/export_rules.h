@@ -90,7 +90,7 @@ enum class DeviceLabel : uint8_t {
   const DeviceTypeInfo* resolved = default_row;
   DLDevice d{static_cast<DLDeviceType>(default_row->device_type), option_id};
   if (given.device_type != 0) {
-    if (!DeviceTypeMatchesSpace(given.device_type, space)) {
+    if (!TypeMatchesSpace(given.device_type, space)) {
       return DeviceLabel::kTypeContradictsSpace;
     }
     if (!OptionIdAgrees(option_id, given.device_id)) return DeviceLabel::kIdContradictsOption;

@@ -25,8 +25,17 @@ const char MemoryDescriptor::kDataRole[] = "data";
 // MD-6: destruction drops the hold: a held release runs here, exactly once (the inline
 // destructor calls this only when there is a hold or a role copy).
 void MemoryDescriptor::Drop() noexcept {
-  DropHold();
-  FreeRole();
+  if (ownsRole_) FreeRole();  // the descriptor ends here: the static "data" needs no store
+  const HoldKind kind = kind_;
+  kind_ = HoldKind::kNone;  // a release that reaches this descriptor finds no hold
+  if (kind == HoldKind::kRelease) {
+    detail::LedgerHoldDropped();
+    detail::CallRelease(release_, context_);  // MD-13: on whichever thread drops the hold
+  } else if (kind == HoldKind::kOwner) {
+    detail::LedgerHoldDropped();
+    std::shared_ptr<const void> owner = std::move(owner_);
+    owner_.~shared_ptr();
+  }
 }
 
 void MemoryDescriptor::FreeRole() noexcept {
