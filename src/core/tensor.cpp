@@ -20,9 +20,34 @@ std::string DtypeText(DLDataType dtype) {
   }
 }
 
+// HLP-4: only memory the CPU may read (the device table's host_addressable column).
+bool HostReadable(const Tensor& tensor) noexcept {
+  const int32_t type = tensor.device.device_type;
+  if (tensor.descriptor.GetMemorySpaceKind() != MemorySpace::kHost) return false;
+  if (type == 0) return true;
+  const DeviceTypeInfo* row = FindDeviceType(type);
+  return row != nullptr && row->host_addressable;
+}
+
+// Why HostReadable refused, and what to do; without a caller's prefix.
+std::string HostReadMessage(const Tensor& tensor) {
+  const int32_t type = tensor.device.device_type;
+  const MemorySpace space = tensor.descriptor.GetMemorySpaceKind();
+  return std::string("memory space \"") + tensor.descriptor.GetMemorySpace() + "\" (device type " +
+         (type == 0 ? DeviceTypeName(DefaultDeviceType(space)) : DeviceTypeName(type)) +
+         ") is not host-readable; Data gives pointers only to memory the CPU may read "
+         "(space \"host\": " +
+         DeviceTypeNames([](const DeviceTypeInfo& r) { return r.host_addressable; }) +  // DEV-6
+         "); copy it to the host first";
+}
+
 }  // namespace
 
 namespace detail {
+
+std::string HostReadProblem(const Tensor& tensor) {
+  return HostReadable(tensor) ? std::string() : HostReadMessage(tensor);
+}
 
 void* CheckedElementZero(const Tensor& tensor, DLDataType requested) {
   const DLDataType dtype = tensor.layout.Dtype();
@@ -32,22 +57,8 @@ void* CheckedElementZero(const Tensor& tensor, DLDataType requested) {
                                        " but the tensor's dtype is " + DtypeText(dtype) +
                                        "; call Data with the C++ type of " + DtypeText(dtype));
   }
-  // HLP-4: only memory the CPU may read (the device table's host_addressable column).
-  const MemorySpace space = tensor.descriptor.GetMemorySpaceKind();
-  const int32_t type = tensor.device.device_type;
-  const DeviceTypeInfo* row = type == 0 ? nullptr : FindDeviceType(type);
-  const bool readable =
-      space == MemorySpace::kHost && (type == 0 || (row && row->host_addressable));
-  if (!readable) {
-    Fail(ErrorCode::kUnsupportedDevice,
-         std::string("Tensor::Data<T>: memory space \"") + tensor.descriptor.GetMemorySpace() +
-             "\" (device type " +
-             (type == 0 ? DeviceTypeName(DefaultDeviceType(space)) : DeviceTypeName(type)) +
-             ") is not host-readable; Data gives pointers only to memory the CPU may read "
-             "(space \"host\": " +
-             DeviceTypeNames(
-                 [](const DeviceTypeInfo& r) { return r.host_addressable; }) +  // see DEV-6
-             "); copy it to the host first");
+  if (!HostReadable(tensor)) {
+    Fail(ErrorCode::kUnsupportedDevice, "Tensor::Data<T>: " + HostReadMessage(tensor));
   }
   auto* base =
       reinterpret_cast<unsigned char*>(static_cast<intptr_t>(tensor.descriptor.GetPointer()));
