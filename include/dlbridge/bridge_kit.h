@@ -357,14 +357,10 @@ inline CheckedView CheckView(const Tensor& tensor, const ViewNeeds& needs, const
         static_cast<uint64_t>(tensor.descriptor.GetPointer()) + layout.ByteOffset();
     checked.data = reinterpret_cast<void*>(static_cast<uintptr_t>(zero));
   } else {
-    try {
-      checked.data = detail::CheckedElementZero(tensor, layout.Dtype());  // see HLP-4
-    } catch (const Error& e) {
-      std::string message = e.what();
-      const std::string prefix = "Tensor::Data<T>: ";
-      if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
-      site.Fail(e.code(), message);
-    }
+    // HLP-4's own check (the dtype was checked above), with this bridge's site as the prefix.
+    const std::string problem = detail::HostReadProblem(tensor);
+    if (!problem.empty()) site.Fail(ErrorCode::kUnsupportedDevice, problem);
+    checked.data = detail::CheckedElementZero(tensor, layout.Dtype());
   }
   const std::size_t alignment =
       needs.alignment != 0 ? needs.alignment : static_cast<std::size_t>(itemBytes);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <type_traits>
 
 #include "dlbridge/dlpack_header.h"
@@ -18,6 +19,10 @@ namespace detail {
 /// Element zero's address (descriptor pointer + layout byte offset) once the checks of
 /// Tensor::Data pass: the dtype is `requested` and the memory is host-readable.
 DLBRIDGE_API void* CheckedElementZero(const Tensor& tensor, DLDataType requested);
+/// HLP-4's check alone, for the bridge kit's views: an empty string when the CPU may read the
+/// tensor's memory, otherwise why not and what to do (no caller prefix). Throws only
+/// std::bad_alloc.
+DLBRIDGE_API std::string HostReadProblem(const Tensor& tensor);
 }  // namespace detail
 
 /// What ToDLPack* consumes and FromDLPack produces.

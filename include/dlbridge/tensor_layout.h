@@ -172,7 +172,7 @@ class DLBRIDGE_API TensorLayout {
   void TakeFrom(TensorLayout& other) noexcept;
 
   // Keeps the span of dtype, shape and strides (the converters' one pass, FastSpan in
-  // src/checked_math_internal.h) once the layout is built, so that export and re-export do
+  // src/dlpack/checked_math_internal.h) once the layout is built, so that export and re-export do
   // not walk the dimensions again.
   void KeepSpan() noexcept;
 
