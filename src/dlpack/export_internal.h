@@ -58,18 +58,23 @@ struct ExportBlock {
     if (self == nullptr) return;
     if (!LedgerExportDeleting(self, std::is_same_v<Managed, DLManagedTensor>)) return;
     auto* block = reinterpret_cast<ExportBlock*>(self);
-    if (block->owner != nullptr || block->deallocate != nullptr) {
-      DeleteHeld(block);  // an owner reference or an allocator: out of line
+    if (block->owner != nullptr) {
+      DeleteHeld(block);  // an owner reference to drop: out of line
       return;
     }
-    // A release keep-alive (or none) in a malloc'd block: nothing else to destroy.
+    // A release keep-alive (or none): nothing else to destroy.
     const ReleaseFunction release = block->release;
     void* const context = block->context;
+    const auto deallocate = block->deallocate;
+    if (deallocate != nullptr) {  // frees the block, then drops the keep-alive
+      CallDeallocate(deallocate, block, KeepAlive{release, context});
+      return;
+    }
     LedgerFreeExport(block, std::is_same_v<Managed, DLManagedTensor>);  // see LED-6
     if (release != nullptr) CallRelease(release, context);
   }
 
-  // Delete for a block that holds an owner reference or came from an allocator.
+  // Delete for a block that holds an owner reference.
   [[gnu::noinline]] static void DeleteHeld(ExportBlock* block) noexcept {
     const ReleaseFunction release = block->release;
     void* const context = block->context;
