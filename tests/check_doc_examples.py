@@ -223,7 +223,7 @@ class Checker:
                 bodies.append(f"namespace doc_example_{n} {{\n[[maybe_unused]] void Example() {{\n"
                               + origin + body + "\n}\n}\n")
         if blocks[0].kind == "program":
-            return blocks[0].text
+            return f'#line {blocks[0].line} "{blocks[0].path}"\n' + blocks[0].text
         return ("\n".join(includes) + "\n" + self.prelude_text(blocks[0], ".h") + "\n" +
                 "\n".join(bodies))
 
