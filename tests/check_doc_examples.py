@@ -304,29 +304,23 @@ class Checker:
     def check_names(self, block):
         presets, cmake_text, targets = self.known_names()
         text = re.sub(r"(?m)(^|\s)(#|::).*$", "", block.text)  # comments (sh, bat)
-        checked, missing = [], []
-        for path in re.findall(r"(?<![\w./-])((?:scripts|bench|tests|examples|bridges|cmake|"
-                               r"spec|docs|\.ci)/[\w./-]*[\w])", text):
-            checked.append(path)
-            if not (self.root / path).exists():
-                missing.append(f"path {path}")
-        for preset in re.findall(r"--preset[= ]+([\w-]+)", text):
-            checked.append(preset)
-            if preset not in presets:
-                missing.append(f"preset {preset}")
-        for option in re.findall(r"\b(DLBRIDGE_[A-Z0-9_]+)", text):
-            checked.append(option)
-            if option not in cmake_text:
-                missing.append(f"option {option}")
-        for target in re.findall(r"\bdlbridge::(\w+)", text):
-            checked.append(target)
-            if target not in targets:
-                missing.append(f"target dlbridge::{target}")
-        for module in re.findall(r"-m\s+(dlbridge(?:\.\w+)*)", text):
-            checked.append(module)
+        def module_exists(module):
             base = self.root / "python" / Path(*module.split("."))
-            if not (base.is_dir() or base.with_suffix(".py").is_file()):
-                missing.append(f"module {module}")
+            return base.is_dir() or base.with_suffix(".py").is_file()
+        rules = [  # what a block names, what it is called in a message, whether it exists
+            (r"(?<![\w./-])((?:scripts|bench|tests|examples|bridges|cmake|spec|docs|\.ci)/"
+             r"[\w./-]*[\w])", "path", lambda path: (self.root / path).exists()),
+            (r"--preset[= ]+([\w-]+)", "preset", lambda preset: preset in presets),
+            (r"\b(DLBRIDGE_[A-Z0-9_]+)", "option", lambda option: option in cmake_text),
+            (r"\bdlbridge::(\w+)", "target dlbridge::", lambda target: target in targets),
+            (r"-m\s+(dlbridge(?:\.\w+)*)", "module", module_exists),
+        ]
+        checked, missing = [], []
+        for pattern, what, exists in rules:
+            for name in re.findall(pattern, text):
+                checked.append(name)
+                if not exists(name):
+                    missing.append(f"{what}{'' if what.endswith(':') else ' '}{name}")
         if block.lang == "cmake":
             for package in re.findall(r"find_package\(\s*(\w+)", text):
                 checked.append(package)
