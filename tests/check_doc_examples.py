@@ -20,6 +20,7 @@ KIND is one of
             option, dlbridge:: target and `python3 -m` module the block names must exist.
   skip      not checked at all; needs reason=. Counted and listed in the summary.
 
+std=N compiles C++ as C++N (default 17, or the standard a required bridge's target asks for).
 prelude=NAME is tests/doc_examples/NAME.h (C/C++) or NAME.py (Python): the declarations a
 fragment uses (a `managed` tensor, a `rows` count...), visible in the repository.
 requires= lists, for C/C++, the bridges this build has (eigen, vtk, viskores, torch, opencv,
@@ -173,6 +174,16 @@ class Checker:
             flags += split_list(self.config.get(f"{group}.options", ""))
         return flags
 
+    def standard(self, block):
+        """The block's std= or, when higher, the standard a required bridge's target asks for."""
+        std = int(block.attrs.get("std", "17"))
+        for req in block.requires:
+            for feature in split_list(self.config.get(f"bridge.{req}.features", "")):
+                found = re.fullmatch(r"cxx_std_(\d+)", feature)
+                if found:
+                    std = max(std, int(found.group(1)))
+        return std
+
     def compiler(self, lang):
         return self.config["cc"] if lang == "c" else self.config["cxx"]
 
@@ -229,7 +240,7 @@ class Checker:
 
     def compile(self, blocks, name, link):
         lang = "c" if blocks[0].lang == "c" else "cpp"
-        std = int(blocks[0].attrs.get("std", "17"))
+        std = self.standard(blocks[0])
         suffix = ".c" if lang == "c" else ".cpp"
         src = self.work / f"{name}{suffix}"
         src.write_text(self.c_source(blocks))
