@@ -171,7 +171,9 @@ class Checker:
         for group in groups:
             flags += ["-I" + d for d in split_list(self.config.get(f"{group}.includes", ""))]
             flags += ["-D" + d for d in split_list(self.config.get(f"{group}.defines", ""))]
-            flags += split_list(self.config.get(f"{group}.options", ""))
+            for option in split_list(self.config.get(f"{group}.options", "")):
+                # CMake's "SHELL:-a b" is one group of options (Kokkos: "SHELL:-fopenmp").
+                flags += shlex.split(option[6:]) if option.startswith("SHELL:") else [option]
         return flags
 
     def standard(self, block):
