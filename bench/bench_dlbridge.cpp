@@ -28,7 +28,7 @@ constexpr DLDataType kFloat32{kDLFloat, 32, 1};
 constexpr int64_t kExtent = 2;  // every dimension: 2^8 floats at ndim 8; the size is irrelevant
 constexpr size_t kSmallFloats = 256;
 
-// The block dlbridge's export allocates (src/to_dlpack.cpp ExportBlock): the managed struct,
+// The block dlbridge's export allocates (src/dlpack/to_dlpack.cpp ExportBlock): the managed struct,
 // the hold (release, context, owner reference), then shape and strides. Mirrored, not included:
 // the real one is private. The export benchmarks report alloc_bytes_per_op, which must equal it.
 template <class Managed>

@@ -103,7 +103,7 @@ void Measure(const std::string& name, Body&& body) {
 
 size_t BlockBytes(int ndim) {
   // The export block: the managed struct, release, context, deallocate, an owner reference,
-  // then shape and strides (src/export_internal.h). The size is what the floor allocates.
+  // then shape and strides (src/dlpack/export_internal.h). The size is what the floor allocates.
   return sizeof(DLManagedTensorVersioned) + 3 * sizeof(void*) + sizeof(std::shared_ptr<void>) +
          2 * sizeof(int64_t) * static_cast<size_t>(ndim);
 }
@@ -122,7 +122,8 @@ void Operations(const std::string& suffix, int ndim, int64_t bytes) {
   {  // warm: first-use initialisation (the runtime registry, the allocator's bins) is not measured
     std::vector<dlbridge::Tensor> warm = Armed(1, ndim, bytes);
     Producer producer(ndim, bytes);
-    dlbridge::Tensor imported = dlbridge::FromDLPack(dlbridge::ToDLPackVersioned(std::move(warm[0])));
+    dlbridge::Tensor imported =
+        dlbridge::FromDLPack(dlbridge::ToDLPackVersioned(std::move(warm[0])));
     dlbridge::Tensor again = dlbridge::FromDLPack(&producer.managed);
     DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(again));
     m->deleter(m);
@@ -146,7 +147,8 @@ void Operations(const std::string& suffix, int ndim, int64_t bytes) {
     Escape(imported);
   });
   Measure("reexport" + suffix, [&](int) {
-    DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(dlbridge::FromDLPack(&producer.managed));
+    DLManagedTensorVersioned* m =
+        dlbridge::ToDLPackVersioned(dlbridge::FromDLPack(&producer.managed));
     Escape(m);
     m->deleter(m);
   });
@@ -172,8 +174,8 @@ int main(int argc, char** argv) {
   Operations("/bytes:1GiB", 1, int64_t{1} << 30);
   // Every hold and every producer tensor came back exactly once per operation.
   if (g_releases + g_deletes != g_expected) {
-    std::printf("FAILED: releases %ld + deletes %ld, expected %ld in all\n", g_releases,
-                g_deletes, g_expected);
+    std::printf("FAILED: releases %ld + deletes %ld, expected %ld in all\n", g_releases, g_deletes,
+                g_expected);
     return 1;
   }
   std::printf("ok\n");

@@ -2,7 +2,7 @@
 # just before them): sets _dlb_default_<OPTION> for each option whose default depends on a
 # header, a tool or an interpreter found here. Declares no option itself.
 
-# GPU runtime backends (src/runtime_<x>.cpp, cmake/DlbridgeRuntimes.cmake): only the runtime's
+# GPU runtime backends (src/runtimes/runtime_<x>.cpp, cmake/DlbridgeRuntimes.cmake): only the runtime's
 # headers are needed at build time, so a backend defaults to ON where they are found.
 find_path(DLBRIDGE_CUDA_INCLUDE_DIR cuda.h
   HINTS "${CUDAToolkit_ROOT}" "$ENV{CUDA_PATH}" "$ENV{CUDA_HOME}" /usr/local/cuda

@@ -1,4 +1,4 @@
-# GPU runtime backends (spec/device-map.md GPU-*): src/runtime_<x>.cpp (listed in the top-level
+# GPU runtime backends (spec/device-map.md GPU-*): src/runtimes/runtime_<x>.cpp (listed in the top-level
 # add_library) load their runtime with dlopen on first use, so only the runtime's headers are
 # needed at build time and nothing is linked but the dl library. DLBRIDGE_WITH_<X> (an option at
 # the top of CMakeLists.txt) defaults to ON when cmake/DlbridgeDetect.cmake found the headers
@@ -27,9 +27,9 @@ function(_dlbridge_runtime_backend rt source)
     message(STATUS "dlbridge: ${rt} backend OFF")
   endif()
 endfunction()
-_dlbridge_runtime_backend(CUDA src/runtime_cuda.cpp)
-_dlbridge_runtime_backend(HIP src/runtime_hip.cpp)
-_dlbridge_runtime_backend(LEVEL_ZERO src/runtime_level_zero.cpp)
+_dlbridge_runtime_backend(CUDA src/runtimes/runtime_cuda.cpp)
+_dlbridge_runtime_backend(HIP src/runtimes/runtime_hip.cpp)
+_dlbridge_runtime_backend(LEVEL_ZERO src/runtimes/runtime_level_zero.cpp)
 
 # What tests/test_runtime.cpp may expect on this machine (tests/CMakeLists.txt adds these).
 set(DLBRIDGE_RUNTIME_TEST_DEFINITIONS "")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""DEV-6: device facts live in the device table (src/device_map.cpp) and nowhere beside it.
+"""DEV-6: device facts live in the device table (src/devices/device_map.cpp) and nowhere beside it.
 
 Scans the C++ of src/ and python/src/ (comments stripped) outside the table's own files for
 the two shapes a device fact takes when it is written down again: a `case kDL...:` label (a
@@ -17,7 +17,7 @@ import re
 import sys
 
 SCANNED = ("src", "python/src")
-TABLE = {"src/device_map.cpp", "src/device_map_internal.h"}  # the table and its generators
+TABLE = {"src/devices/device_map.cpp", "src/devices/device_map_internal.h"}  # the table and its generators
 SUFFIXES = (".h", ".cpp", ".cc", ".mm")
 TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*[\s\S]*?\*/')
 CASE = re.compile(r"\bcase\s+(?:DLDeviceType::)?kDL[A-Za-z]+\s*:")

@@ -8,7 +8,8 @@ transitively, and checks each "never" line of the page's section "What must neve
 what", plus: no include cycles. It also checks the page's table "The parts" (see may_use):
 every scanned file of the library and the Python module belongs to exactly one part, and each
 of its direct project includes is of its own part, of the foundation, or of what its row's
-"may use" column names. Each bullet of that section must have a rule here (or be named
+"may use" column names; and the page's table "Where the parts live": every file of src/ lies
+in the folder that holds its part (check_folders). Each bullet of that section must have a rule here (or be named
 in NOT_INCLUDE_RULES with where it is checked instead), so the page and this test cannot drift
 apart. A violation prints the chain of includes that reaches the forbidden header and what to
 do. Before the real check, a self-test adds one forbidden include per rule to a copy of the
@@ -38,26 +39,26 @@ CONVERTERS = [
     PUBLIC + "export_plan.h",
     PUBLIC + "host_copy.h",
     PUBLIC + "checker.h",
-    "src/export_internal.h",
+    "src/dlpack/export_internal.h",
 ]
-RULES_MODULE = ["src/dlpack_rules.h", "src/export_rules.h", "src/dlpack_fast_paths.h"]
-DEVICE_MAP = [PUBLIC + "device_map.h", "src/device_map_internal.h"]
-RUNTIME = [PUBLIC + "runtime.h", "src/runtime_internal.h", "src/runtime_backend_internal.h"]
+RULES_MODULE = ["src/dlpack/dlpack_rules.h", "src/dlpack/export_rules.h", "src/dlpack/dlpack_fast_paths.h"]
+DEVICE_MAP = [PUBLIC + "device_map.h", "src/devices/device_map_internal.h"]
+RUNTIME = [PUBLIC + "runtime.h", "src/runtimes/runtime_internal.h", "src/runtimes/runtime_backend_internal.h"]
 VALUES = [PUBLIC + "memory_descriptor.h", PUBLIC + "tensor.h", PUBLIC + "tensor_layout.h"]
 BACKENDS = [
-    "src/runtime_backend.cpp",
-    "src/runtime_backend_internal.h",
-    "src/runtime_cuda.cpp",
-    "src/runtime_hip.cpp",
-    "src/runtime_level_zero.cpp",
-    "src/dynamic_library.h",
-    "src/dynamic_library.cpp",
+    "src/runtimes/runtime_backend.cpp",
+    "src/runtimes/runtime_backend_internal.h",
+    "src/runtimes/runtime_cuda.cpp",
+    "src/runtimes/runtime_hip.cpp",
+    "src/runtimes/runtime_level_zero.cpp",
+    "src/runtimes/dynamic_library.h",
+    "src/runtimes/dynamic_library.cpp",
 ]
 EXPORT_SIDE = [
-    "src/to_dlpack.cpp",
-    "src/export_plan.cpp",
-    "src/export_internal.h",
-    "src/export_rules.h",
+    "src/dlpack/to_dlpack.cpp",
+    "src/dlpack/export_plan.cpp",
+    "src/dlpack/export_internal.h",
+    "src/dlpack/export_rules.h",
     PUBLIC + "to_dlpack.h",
     PUBLIC + "export_plan.h",
 ]
@@ -73,29 +74,29 @@ RULES = [
     ),
     (
         "The descriptor knows nothing of DLPack.",
-        ["src/memory_descriptor.cpp", "src/memory_space.cpp", PUBLIC + "memory_descriptor.h"],
+        ["src/core/memory_descriptor.cpp", "src/core/memory_space.cpp", PUBLIC + "memory_descriptor.h"],
         [DLPACK] + DEVICE_MAP + RUNTIME + RULES_MODULE + CONVERTERS
         + [PUBLIC + "tensor.h", PUBLIC + "tensor_layout.h"],
         "move the type the descriptor needs below it (as KeepAlive went to callbacks.h)",
     ),
     (
         "The device map sits below the converters.",
-        ["src/device_map.cpp"] + DEVICE_MAP,
-        CONVERTERS + RULES_MODULE + ["src/reexport_internal.h", PUBLIC + "tensor.h"],
+        ["src/devices/device_map.cpp"] + DEVICE_MAP,
+        CONVERTERS + RULES_MODULE + ["src/dlpack/reexport_internal.h", PUBLIC + "tensor.h"],
         "the tables read nothing of their users; move the fact into a column instead",
     ),
     (
         "The rules sit below the checker and the converters.",
-        ["src/dlpack_rules.h", "src/export_rules.h", "src/dlpack_rules.cpp"],
-        CONVERTERS + [PUBLIC + "options.h", PUBLIC + "tensor.h", "src/reexport_internal.h",
-                      "src/callback_internal.h"],
+        ["src/dlpack/dlpack_rules.h", "src/dlpack/export_rules.h", "src/dlpack/dlpack_rules.cpp"],
+        CONVERTERS + [PUBLIC + "options.h", PUBLIC + "tensor.h", "src/dlpack/reexport_internal.h",
+                      "src/core/callback_internal.h"],
         "the rules take values and report through a sink; the types they need live below "
         "them (dlbridge/findings.h)",
     ),
     (
         "The rules sit below the checker and the converters.",
-        ["src/dlpack_fast_paths.h"],  # it reads ExportOptions (options.h), no converter
-        CONVERTERS + ["src/reexport_internal.h", "src/callback_internal.h"],
+        ["src/dlpack/dlpack_fast_paths.h"],  # it reads ExportOptions (options.h), no converter
+        CONVERTERS + ["src/dlpack/reexport_internal.h", "src/core/callback_internal.h"],
         "the fast recognisers read the tensor and ExportOptions (dlbridge/options.h, a value "
         "header); nothing of the converters",
     ),
@@ -113,7 +114,7 @@ RULES = [
     ),
     (
         "Callbacks are values below their users.",
-        [PUBLIC + "callbacks.h", "src/callback_internal.h", PUBLIC + "findings.h"],
+        [PUBLIC + "callbacks.h", "src/core/callback_internal.h", PUBLIC + "findings.h"],
         [DLPACK, PUBLIC + "export_plan.h", PUBLIC + "memory_descriptor.h", PUBLIC + "checker.h"],
         "value headers include nothing above them",
     ),
@@ -126,7 +127,7 @@ RULES = [
     ),
     (
         "The C API and Python stand on the public API.",
-        ["src/c_api.cpp", "python/src/", "python/include/"],  # prefixes
+        ["src/c_api/c_api.cpp", "python/src/", "python/include/"],  # prefixes
         ["src/"],
         "only the two funnels of the library (error_internal.h, callback_internal.h) may be "
         "used by the C API; Python uses public headers only",
@@ -143,7 +144,7 @@ REQUIRED = [
     ),
 ]
 # The C API's two allowed src/ headers (see the rule above and the page).
-C_API_ALLOWED = {"src/error_internal.h", "src/callback_internal.h"}
+C_API_ALLOWED = {"src/core/error_internal.h", "src/core/callback_internal.h"}
 # Bullets of the section that are not about includes, and where they are checked instead.
 NOT_INCLUDE_RULES = {
     "One rule, one place.": "scripts/check_rule_ids.py (ctest spec_rule_ids) and RT-5",
@@ -230,7 +231,7 @@ def check(graph):
             for g in parent:
                 if g == f or not matches(g, forbidden):
                     continue
-                if f == "src/c_api.cpp" and g in C_API_ALLOWED:
+                if f == "src/c_api/c_api.cpp" and g in C_API_ALLOWED:
                     continue
                 problems.append(
                     f'"{title}" broken: {f} reaches {g} ({chain(parent, g)}); {advice}'
@@ -433,6 +434,57 @@ def self_test_may_use(graph, rows):
     return []
 
 
+# ---- The folders of src/ (docs/architecture.md, "Where the parts live") ----
+
+
+def folders_table(root):
+    """{"src/<folder>/": {parts}} from the page's folder table (backticked folder, parts)."""
+    with open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    section = text.split("## Where the parts live", 1)[1].split("\n## ", 1)[0]
+    folders = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 2 or not cells[0].startswith("`"):
+            continue
+        folder = re.findall(r"`([^`]+)`", cells[0])[0]
+        folders[folder] = {x.strip() for x in strip_parentheses(cells[1]).split(",") if x.strip()}
+    return folders
+
+
+def check_folders(graph, rows, folders):
+    """Every file of src/ lies in a folder of the table, and that folder holds its part."""
+    problems = []
+    names = {r[0] for r in rows}
+    for folder, parts in sorted(folders.items()):
+        for part in sorted(parts - names):
+            problems.append(f'docs/architecture.md: folder {folder} holds "{part}", which is no '
+                            f"part of the table")
+    for f in sorted(graph):
+        if not f.startswith("src/"):
+            continue
+        folder = f[: f.index("/", 4) + 1] if f.count("/") >= 2 else "src/"
+        owners = part_of(rows, f)
+        if folder not in folders:
+            problems.append(f"folders: {f} is in {folder}, which the page's folder table does not "
+                            f"name; move it into the folder of its part ({', '.join(owners)})")
+        elif owners and owners[0] not in folders[folder]:
+            problems.append(f'folders: {f} (part "{owners[0]}") is in {folder}, which holds '
+                            f"{', '.join(sorted(folders[folder]))}; move it, or the row")
+    return problems
+
+
+def self_test_folders(graph, rows, folders):
+    """The check must catch a file moved into the folder of another part."""
+    trial = dict(graph)
+    moved = "src/copies/error.cpp"  # errors live in core/, not copies/
+    trial[moved] = []
+    trial_rows = [(r[0], r[1] + ([moved] if r[0] == "errors" else []), r[2], r[3]) for r in rows]
+    if not any(p.startswith(f"folders: {moved}") for p in check_folders(trial, trial_rows, folders)):
+        return ["self-test: the folder check did not catch errors' file in src/copies/"]
+    return []
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), ".."))
@@ -451,6 +503,9 @@ def main():
     rows = parts_table(root)
     problems += self_test_may_use(graph, rows)
     problems += check_may_use(graph, rows)
+    folders = folders_table(root)
+    problems += self_test_folders(graph, rows, folders)
+    problems += check_folders(graph, rows, folders)
     for p in problems:
         print(p)
     print(f"{len(graph)} files, {sum(len(v) for v in graph.values())} includes, "

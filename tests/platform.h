@@ -2,7 +2,7 @@
  * shared library by path and finding a function in it (the fake GPU runtimes, tests/fakes), and
  * setting or removing an environment variable, and running a function on another thread. The
  * library's own loader is
- * src/dynamic_library.cpp; this is the tests' copy of the two calls they need. */
+ * src/runtimes/dynamic_library.cpp; this is the tests' copy of the two calls they need. */
 #ifndef DLBRIDGE_TESTS_PLATFORM_H_
 #define DLBRIDGE_TESTS_PLATFORM_H_
 
@@ -17,7 +17,7 @@
 #define NOMINMAX
 #endif
 #include <windows.h>
-/* The backends' default library names on this platform (src/dynamic_library.h). */
+/* The backends' default library names on this platform (src/runtimes/dynamic_library.h). */
 #define DLBTEST_CUDA_DEFAULT_LIBRARY "nvcuda.dll"
 #else
 #include <dlfcn.h>

@@ -1,11 +1,11 @@
-// src/checked_math_internal.h: the portable overflow checks (what an MSVC build uses) give the
-// same answer and the same wrapped result as the compilers' builtins, at every boundary.
+// src/dlpack/checked_math_internal.h: the portable overflow checks (what an MSVC build uses) give
+// the same answer and the same wrapped result as the compilers' builtins, at every boundary.
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <limits>
 
-#include "checked_math_internal.h"
+#include "dlpack/checked_math_internal.h"
 
 namespace {
 

@@ -381,7 +381,8 @@ TEST_CASE("STR-10 OrderStreams reuses pooled events: none is created in steady s
 #endif
 }
 
-// Not on Windows, which has no fork (nor the pool's fork generation: src/runtime_backend.cpp).
+// Not on Windows, which has no fork (nor the pool's fork generation:
+// src/runtimes/runtime_backend.cpp).
 #if defined(DLBRIDGE_TEST_FAKE_CUDA) && !defined(_WIN32)
 TEST_CASE("STR-10 a forked child never reuses the parent's pooled events") {
   if (!kCudaBuilt) return;

@@ -1,7 +1,7 @@
 /// @file
 /// How memory spaces map to DLPack device types, both ways. Every answer comes from the two
-/// tables in src/device_map.cpp (one row per memory space, one per DLPack device type), which
-/// hold every per-device fact as a column; spec/device-map.md gives the reason for each row.
+/// tables in src/devices/device_map.cpp (one row per memory space, one per DLPack device type),
+/// which hold every per-device fact as a column; spec/device-map.md gives the reason for each row.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 /// @file
-/// The kinds of memory a descriptor can name, and their names (src/memory_space.cpp). The
-/// DLPack device types of each are in dlbridge/device_map.h (src/device_map.cpp).
+/// The kinds of memory a descriptor can name, and their names (src/core/memory_space.cpp). The
+/// DLPack device types of each are in dlbridge/device_map.h (src/devices/device_map.cpp).
 #pragma once
 
 #include "dlbridge/export.h"

@@ -36,7 +36,8 @@ class DLBRIDGE_API MetalResolver {
 
 /// Registers a process-wide resolver used when ImportOptions names none; nullptr clears.
 /// The resolver must outlive its registration. None is registered by default, except on
-/// Apple builds with DLBRIDGE_WITH_METAL (the default there): src/metal_apple.mm's resolver.
+/// Apple builds with DLBRIDGE_WITH_METAL (the default there): src/devices/metal_apple.mm's
+/// resolver.
 DLBRIDGE_API void SetMetalResolver(const MetalResolver* resolver) noexcept;
 /// The process-wide resolver (the last registered, or the default), or nullptr when none.
 DLBRIDGE_API const MetalResolver* GetMetalResolver() noexcept;

@@ -1,5 +1,5 @@
 """The DLPack device types, from the compiled module's device table (the core's
-src/device_map.cpp through ``dlbridge._device_table()``), so the checker names and sorts devices
+src/devices/device_map.cpp through ``dlbridge._device_table()``), so the checker names and sorts devices
 as dlbridge does and keeps no table of its own."""
 import dlbridge
 

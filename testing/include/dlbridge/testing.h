@@ -1,7 +1,7 @@
 // dlbridge's test hooks (namespace dlbridge::testing): for dlbridge's own tests, not for
 // production use. Not installed: a build reaches it through the CMake target dlbridge::testing
-// (dlbridge_testing), a library of libdlbridge's objects plus src/testing_hooks.cpp, which the
-// tests link instead of dlbridge::dlbridge; libdlbridge itself never has these functions (see
+// (dlbridge_testing), a library of libdlbridge's objects plus src/testing/testing_hooks.cpp, which
+// the tests link instead of dlbridge::dlbridge; libdlbridge itself never has these functions (see
 // PKG-7). DLBRIDGE_TESTING_HOOKS (default: the tests are built) builds that library.
 #pragma once
 
@@ -52,7 +52,7 @@ DLBRIDGE_API void SetFakeRuntime(GpuRuntime runtime, const FakeRuntime* fake) no
 
 /// Turns the fast paths of FromDLPack, ToDLPack* and ExportPlan off (false) or back on (true,
 /// the default), so that a test can check that both ways give the same result or the same
-/// error (spec/validation.md RT-5). Defined in src/dlpack_rules.cpp; not for concurrent use.
+/// error (spec/validation.md RT-5). Defined in src/dlpack/dlpack_rules.cpp; not for concurrent use.
 DLBRIDGE_API void SetFastPaths(bool on) noexcept;
 
 /// CheckDLPack's tensor checks of `managed` (not its version, flags or deleter) with `row` in

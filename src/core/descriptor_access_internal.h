@@ -1,0 +1,49 @@
+// Moves a descriptor's hold into an export block (or out of an import) without the
+// allocation TakeRelease needs for owner holds.
+#pragma once
+
+#include <memory>
+#include <utility>
+
+#include "core/ledger_internal.h"
+#include "dlbridge/memory_descriptor.h"
+
+namespace dlbridge {
+namespace detail {
+
+struct DescriptorAccess {
+  static bool HoldsOwner(const MemoryDescriptor& d) noexcept {
+    return d.kind_ == MemoryDescriptor::HoldKind::kOwner;
+  }
+  /// Moves the owner reference out; the descriptor holds nothing afterwards.
+  static std::shared_ptr<const void> TakeOwner(MemoryDescriptor& d) noexcept {
+    if (d.kind_ != MemoryDescriptor::HoldKind::kNone) LedgerHoldTaken();
+    d.kind_ = MemoryDescriptor::HoldKind::kNone;
+    return std::move(d.owner_);
+  }
+  /// Sets the description without the setters' checks, for values import has validated.
+  static void Describe(MemoryDescriptor& d, int64_t pointer, int64_t size,
+                       MemorySpace space) noexcept {
+    d.pointer_ = pointer;
+    d.size_ = size;
+    d.space_ = space;
+  }
+  /// Arms a release on a descriptor that holds nothing (a fresh import result): what
+  /// SetRelease does, without its checks for a hold to drop first.
+  static void Arm(MemoryDescriptor& d, ReleaseFunction release, void* context) noexcept {
+    d.release_ = release;
+    d.context_ = context;
+    d.kind_ = MemoryDescriptor::HoldKind::kRelease;
+    LedgerHoldSet();
+  }
+  /// Disarms a release hold without calling it.
+  static void Disarm(MemoryDescriptor& d) noexcept {
+    if (d.kind_ != MemoryDescriptor::HoldKind::kNone) LedgerHoldTaken();
+    d.kind_ = MemoryDescriptor::HoldKind::kNone;
+    d.release_ = nullptr;
+    d.context_ = nullptr;
+  }
+};
+
+}  // namespace detail
+}  // namespace dlbridge

@@ -1,0 +1,241 @@
+// The fast paths of import, export and the unchanged re-export (issue 17), beside the rules
+// they are built from. Each recogniser is a conjunction of the rules' own predicates
+// (dlpack_rules.h, export_rules.h) over the common case (host memory, whole-byte elements,
+// extents >= 1), with FastSpan's one pass over shape and strides for the span. None enforces
+// anything: false means "not proven", and the converter then runs the full sequence, which
+// decides and words every error. testing::SetFastPaths(false) turns them off (see RT-5).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+
+#include "dlbridge/device_map.h"
+#include "dlbridge/dlpack_header.h"
+#include "dlbridge/memory_descriptor.h"
+#include "dlbridge/options.h"
+#include "dlbridge/tensor.h"
+#include "dlbridge/tensor_layout.h"
+#include "dlpack/checked_math_internal.h"
+#include "dlpack/dlpack_rules.h"
+#include "dlpack/export_rules.h"
+
+namespace dlbridge {
+namespace detail {
+
+/// Whether import, export and re-export try their fast paths first (testing::SetFastPaths
+/// turns them off, so that a test can compare both ways). In src/dlpack/dlpack_rules.cpp.
+extern std::atomic<bool> g_fast_paths;
+inline bool FastPathsOn() noexcept { return g_fast_paths.load(std::memory_order_relaxed); }
+
+/// The fast path of import and export (issue 17): one pass over shape and strides that copies
+/// them to `dims` (shape then strides; nullptr: no copy; `strides` nullptr: C-contiguous, as
+/// EffectiveStrides reads them) and computes the span, for the common
+/// case only: ndim extents >= 1, whole-byte elements, no product or sum overflowing int64.
+/// False whenever that is not proven (an extent 0 or negative, packed sub-byte elements, any
+/// overflow): the caller then runs the rules (CheckShape, ComputeSpan), which decide and word
+/// every error. It enforces nothing, only recognises layouts the rules accept (see IMP-8,
+/// see IMP-10), with the same span as ComputeSpan's.
+[[gnu::always_inline]] inline bool FastSpan(DLDataType dtype, int32_t ndim, const int64_t* shape,
+                                            const int64_t* strides, int64_t* dims,
+                                            ByteSpan* out) noexcept {
+  // RT-5: accepts a subset of what the rules accept, with their span; the rest goes to them.
+  // Unsigned (bits * lanes < 2^24): the remainder and the quotient are a mask and a shift.
+  const uint32_t elementBits = uint32_t{dtype.bits} * dtype.lanes;
+  if (elementBits % 8 != 0) return false;  // packed or padded sub-byte: the rules decide
+  // From the last dimension back: while the strides are the C-contiguous ones (or the extent
+  // is 1), the count is the whole reach and no stride product is needed. From the first other
+  // stride on, each dimension's reach is added to the low or high end. The reach sums have one
+  // sign each (lo <= 0 <= hi), so whether they overflow does not depend on the order of the
+  // dimensions: this accepts exactly what ComputeSpan accepts, with the same span.
+  int32_t i = ndim - 1;
+  int64_t count = 1;
+  for (; i >= 0; --i) {
+    const int64_t extent = shape[i];
+    // NULL strides (legacy, or where they are allowed: see IMP-9) are the C-contiguous ones: the
+    // count so far, as EffectiveStrides makes them; this loop then runs to the end.
+    const int64_t stride = strides != nullptr ? strides[i] : count;
+    if (dims != nullptr) {
+      dims[i] = extent;
+      dims[ndim + i] = stride;
+    }
+    // Contiguous (the common case) first; a dimension that is not goes to the loop below,
+    // which judges its extent too.
+    if (stride != count && extent != 1) break;
+    if (extent < 1 || MulOverflows(count, extent, &count)) return false;
+  }
+  int64_t lo = 0;
+  int64_t hi = count - 1;
+  for (; i >= 0; --i) {  // strided (dimension i was copied above; copying it again is harmless)
+    const int64_t extent = shape[i];
+    const int64_t stride = strides[i];
+    if (dims != nullptr) {
+      dims[i] = extent;
+      dims[ndim + i] = stride;
+    }
+    int64_t reach = 0;
+    if (extent < 1 || MulOverflows(count, extent, &count) ||
+        MulOverflows(stride, extent - 1, &reach)) {
+      return false;
+    }
+    if (reach < 0 ? AddOverflows(lo, reach, &lo) : AddOverflows(hi, reach, &hi)) return false;
+  }
+  const int64_t itemBytes = elementBits / 8;  // >= 0: no overflow below comes from it
+  int64_t elements = 0;
+  ByteSpan span;
+  span.count = count;
+  if (AddOverflows(hi, 1, &elements) || SubOverflows(elements, lo, &elements) ||
+      MulOverflows(lo, itemBytes, &span.low) || MulOverflows(elements, itemBytes, &span.bytes)) {
+    return false;
+  }
+  *out = span;
+  return true;
+}
+
+/// What the import's fast path proved about a producer's tensor.
+struct FastImport {
+  const DeviceTypeInfo* row = nullptr;  ///< The device type's row (a host type).
+  ByteSpan span;                        ///< The reachable bytes, relative to element zero.
+  uintptr_t first = 0;                  ///< The first reachable byte's address.
+};
+
+/// The common import: a host tensor with elements, at most as many dimensions as
+/// `storage(ndim)` has room for (it returns where shape then strides are copied, or nullptr),
+/// that every import rule accepts, with the `flags` it carries (ImportedFlags), NULL
+/// strides allowed or not (`null_strides_allowed()`, NullStridesAllowed: asked only for NULL
+/// strides) and ImportOptions::require_writable. The other device types need their route and
+/// verification (ImportFully). Recognises, enforcing nothing:
+/// see IMP-4, see IMP-5, see IMP-6, see IMP-7, see IMP-9, see IMP-12, see IMP-15, see DEV-1,
+/// see IMP-11, see IMP-10.
+template <class Managed, class NullAllowed, class Storage>
+[[gnu::always_inline]] inline bool RecogniseImport(const Managed& managed, uint64_t flags,
+                                                   NullAllowed&& null_strides_allowed,
+                                                   bool require_writable, Storage&& storage,
+                                                   FastImport* out) noexcept {
+  const DLTensor& t = managed.dl_tensor;
+  if constexpr (!std::is_same_v<Managed, DLManagedTensor>) {
+    if (!VersionReadable(managed.version) || !FlagsKnown(managed.flags)) return false;
+  }
+  if (!NdimValid(t.ndim) || !ShapeGiven(t.ndim, t.shape) ||
+      !StridesAccepted(t.ndim, t.strides, null_strides_allowed) || !DtypeValid(t.dtype) ||
+      !WritableAsRequired(flags, require_writable)) {
+    return false;
+  }
+  const DeviceTypeInfo* row = FindDeviceType(static_cast<int32_t>(t.device.device_type));
+  if (row == nullptr || row->import != DeviceImport::kSpace || row->space != MemorySpace::kHost ||
+      !DeviceIdValid(*row, t.device.device_id)) {
+    return false;
+  }
+  int64_t* dims = storage(t.ndim);
+  ByteSpan span;
+  int64_t start = 0;
+  uintptr_t first = 0;
+  if (dims == nullptr || !FastSpan(t.dtype, t.ndim, t.shape, t.strides, dims, &span) ||
+      !DataGiven(t.data, span.count) || !StartOf(t.byte_offset, span.low, &start) ||
+      !AddressRangeValid(reinterpret_cast<uintptr_t>(t.data), start, span.bytes, &first)) {
+    return false;
+  }
+  out->row = row;
+  out->span = span;
+  out->first = first;
+  return true;
+}
+
+/// The common export: a host tensor with elements and whole-byte elements that every export
+/// check accepts with `options` (`host_default_row`: the device row a host descriptor exports
+/// as by default, null before static initialisation: declined). The options are read only as
+/// far as the tensor gets (a reference, not values: the fast path's loads are its cost).
+/// Recognises, enforcing nothing: see MD-15, see EXP-3, see EXP-13, see EXP-7, see EXP-10,
+/// see GPU-8, see EXP-9, see EXP-9b (FastSpan declines sub-byte elements), see EXP-18,
+/// see EXP-17.
+[[gnu::always_inline]] inline bool RecogniseExport(const Tensor& tensor, bool legacy,
+                                                   const ExportOptions& options,
+                                                   const DeviceTypeInfo* host_default_row,
+                                                   ExportFacts* out) noexcept {
+  const MemoryDescriptor& descriptor = tensor.descriptor;
+  const TensorLayout& layout = tensor.layout;
+  const DLDataType dtype = layout.Dtype();
+  const uint64_t published = PublishedFlags(tensor.flags, options.read_only);
+  if (descriptor.GetMemorySpaceKind() != MemorySpace::kHost || host_default_row == nullptr ||
+      !HoldAccepted(descriptor.HasOwnership(), options.allow_unowned) ||
+      !FlagsKnown(tensor.flags) || !LegacyCanSayFlags(legacy, published) || !DtypeValid(dtype)) {
+    return false;
+  }
+  DLDevice device{};
+  const DeviceTypeInfo* row = nullptr;
+  if (ResolveDeviceLabel(tensor.device, MemorySpace::kHost, options.device_id, host_default_row,
+                         &device, &row) != DeviceLabel::kResolved ||
+      !row->address_arithmetic) {
+    return false;
+  }
+  const uintptr_t pointer = static_cast<uintptr_t>(descriptor.GetPointer());
+  ByteSpan span;
+  int64_t start = 0;
+  uintptr_t first = 0;
+  if (!FastSpan(dtype, layout.Ndim(), layout.Shape().data, layout.Strides().data, nullptr, &span) ||
+      !InsideBuffer(layout.ByteOffset(), span, descriptor.GetSizeInBytes(), &start) ||
+      !AddressRangeValid(pointer, start, span.bytes, &first)) {
+    return false;
+  }
+  out->device = device;
+  out->flags = published;
+  PlaceElementZero(pointer, layout.ByteOffset(), true, options.keep_byte_offset, &out->data,
+                   &out->byte_offset);
+  return true;
+}
+
+/// Whether `tensor`, an import of `original`, is unchanged, so that its re-export with
+/// `options` may hand back `original` (see RT-2): the layout, device and published flags are
+/// the original's, and the descriptor spans exactly its reachable bytes. The original passed
+/// import's rules and nothing about it changed, so no export check can refuse it; a device the
+/// export would resolve otherwise (no type, a contradicting ExportOptions::device_id:
+/// see EXP-10), unknown flags (see EXP-13), Level Zero (its context) and
+/// DeviceVerification::kRequired (the runtime must be asked) take the full export instead.
+/// `where` names the export for ComputeSpanOrThrow, which cannot throw here (the layout is the
+/// original's, which import validated).
+template <class Managed>
+[[gnu::always_inline]] inline bool IsUnchangedImport(const Tensor& tensor, const Managed& original,
+                                                     const ExportOptions& options,
+                                                     const char* where) {
+  const DLDevice device = tensor.device;
+  const MemorySpace space = tensor.descriptor.GetMemorySpaceKind();
+  if (device.device_type == 0 || options.verify_device == DeviceVerification::kRequired ||
+      !OptionIdAgrees(options.device_id, device.device_id) || space == MemorySpace::kLevelZero ||
+      !DeviceTypeMatchesSpace(device.device_type, space) || !FlagsKnown(tensor.flags)) {
+    return false;
+  }
+  const DLTensor& t = original.dl_tensor;
+  const TensorLayout& layout = tensor.layout;
+  if (t.ndim != layout.Ndim() || t.dtype.code != layout.Dtype().code ||
+      t.dtype.bits != layout.Dtype().bits || t.dtype.lanes != layout.Dtype().lanes ||
+      t.device.device_type != device.device_type || t.device.device_id != device.device_id) {
+    return false;
+  }
+  if (t.ndim > 0 && t.strides == nullptr) return false;  // ours always carry strides
+  const int64_t* shape = layout.Shape().data;
+  const int64_t* strides = layout.Strides().data;
+  for (int32_t i = 0; i < t.ndim; ++i) {  // one loop, not two memcmp calls: ndim is small
+    if (t.shape[i] != shape[i] || t.strides[i] != strides[i]) return false;
+  }
+  const uint64_t published = PublishedFlags(tensor.flags, options.read_only);
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    if ((original.flags & ~static_cast<uint64_t>(DLPACK_FLAG_BITMASK_IS_COPIED)) != published) {
+      return false;
+    }
+  } else {
+    if (published != 0) return false;
+  }
+  // FastSpan covers the common layouts; the rest (empty, sub-byte) take the rule itself.
+  ByteSpan span;
+  if (!FastPathsOn() || !FastSpan(t.dtype, t.ndim, t.shape, t.strides, nullptr, &span)) {
+    span = ComputeSpanOrThrow(where, t.dtype, published, t.ndim, t.shape, t.strides);
+  }
+  if (span.count == 0) return tensor.descriptor.GetSizeInBytes() == 0;
+  const uintptr_t elementZero = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
+  return elementZero ==
+             static_cast<uintptr_t>(tensor.descriptor.GetPointer()) + layout.ByteOffset() &&
+         tensor.descriptor.GetSizeInBytes() == span.bytes;
+}
+
+}  // namespace detail
+}  // namespace dlbridge

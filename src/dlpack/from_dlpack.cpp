@@ -1,0 +1,268 @@
+// Import: DLManagedTensorVersioned / DLManagedTensor -> Tensor, validated before use.
+#include "dlbridge/from_dlpack.h"
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/callback_internal.h"
+#include "core/descriptor_access_internal.h"
+#include "core/layout_internal.h"
+#include "devices/device_check_internal.h"
+#include "dlbridge/device_map.h"
+#include "dlbridge/error.h"
+#include "dlpack/dlpack_fast_paths.h"
+#include "dlpack/dlpack_rules.h"
+#include "dlpack/reexport_internal.h"
+#include "runtimes/runtime_internal.h"
+
+namespace dlbridge {
+namespace detail {
+
+// Dropping an import runs the producer's deleter (IMP-1) through CallDeleter: a throw stays here.
+void ReleaseImportedVersioned(void* managed) noexcept {
+  CallDeleter(static_cast<DLManagedTensorVersioned*>(managed));
+}
+
+void ReleaseImportedLegacy(void* managed) noexcept {
+  CallDeleter(static_cast<DLManagedTensor*>(managed));
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::Fail;
+using detail::ThrowSink;
+
+// Calls the deleter exactly once if the import does not complete (IMP-2).
+template <class Managed>
+struct ConsumeOnFailure {
+  Managed* managed;
+  ~ConsumeOnFailure() {
+    if (managed != nullptr && managed->deleter != nullptr) detail::CallDeleter(managed);
+  }
+};
+
+// What the rules established about a producer's tensor, for the steps after them.
+struct Checked {
+  const DeviceTypeInfo* row = nullptr;
+  uint64_t flags = 0;
+  detail::ByteSpan span;
+  bool addressed = false;  // elements and data: there are bytes to locate
+  int64_t start = 0;       // the first reachable byte's distance from data
+};
+
+// The rules' inputs for a managed tensor and ImportOptions, by their predicates
+// (NullStridesAllowed: see IMP-9; ImportedFlags: see IMP-15): a legacy tensor has neither a version
+// nor flags.
+template <class Managed>
+bool NullStridesAllowedFor(const Managed& managed, const ImportOptions& options) noexcept {
+  if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
+    (void)managed;
+    return detail::NullStridesAllowed(true, DLPackVersion{}, options.allow_null_strides);
+  } else {
+    return detail::NullStridesAllowed(false, managed.version, options.allow_null_strides);
+  }
+}
+
+template <class Managed>
+uint64_t ImportedFlagsOf(const Managed& managed, const ImportOptions& options) noexcept {
+  if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
+    (void)managed;
+    return detail::ImportedFlags(true, 0, options.legacy_read_only);
+  } else {
+    return detail::ImportedFlags(false, managed.flags, options.legacy_read_only);
+  }
+}
+
+// Step 1, the rules (dlpack_rules.h): header, shape, dtype, device, span, data, byte_offset.
+template <class Managed>
+Checked CheckRules(const ThrowSink& sink, const Managed& managed, const ImportOptions& options) {
+  constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
+  Checked checked;
+  if constexpr (!kLegacy) {
+    detail::CheckVersion(sink, managed.version);  // nothing past `flags` before this passes
+    detail::CheckFlags(sink, managed.flags);
+  }
+  checked.flags = ImportedFlagsOf(managed, options);
+  const DLTensor& t = managed.dl_tensor;
+  detail::CheckShape(sink, t, NullStridesAllowedFor(managed, options), !kLegacy);
+  detail::CheckDtype(sink, t.dtype, checked.flags);
+  checked.row = detail::CheckDevice(sink, t.device);
+  int64_t contiguous[TensorLayout::kMaxDims];
+  detail::ComputeSpan(sink, t.dtype, checked.flags, t.ndim, t.shape,
+                      detail::EffectiveStrides(t, contiguous), &checked.span);
+  checked.addressed = detail::CheckData(sink, t.data, checked.span) &&
+                      detail::CheckByteOffset(sink, t.byte_offset, checked.span, &checked.start);
+  return checked;
+}
+
+// Step 2, the device: can this build describe memory of this type? Every known type as the
+// device table decides (DEV-1: rejected types here, unknown ones in CheckDevice), kDLOneAPI
+// with a context (IMP-16), kDLMetal through a resolver (IMP-17).
+struct DeviceRoute {
+  void* zeContext = nullptr;
+  const MetalResolver* resolver = nullptr;
+};
+
+DeviceRoute RouteDevice(const char* where, const DeviceTypeInfo& row,
+                        const ImportOptions& options) {
+  DeviceRoute route;
+  if (row.import == DeviceImport::kRejected) {
+    Fail(ErrorCode::kUnsupportedDevice, std::string(where) + ": device_type " +
+                                            std::to_string(row.device_type) + " (" + row.name +
+                                            ") is not supported: " + row.reason);
+  }
+  if (row.space == MemorySpace::kLevelZero) {  // only Level Zero pointers need the context
+    void* zeDevice = nullptr;
+    detail::LevelZeroHandles(options.level_zero_context, nullptr, &route.zeContext, &zeDevice);
+  }
+  if (row.import == DeviceImport::kNeedsContext && route.zeContext == nullptr) {
+    Fail(ErrorCode::kMissingContext,
+         std::string(where) + ": device_type " + row.name +
+             " needs ImportOptions::level_zero_context (or SetLevelZeroContext): a Level Zero "
+             "pointer means nothing without the context it was allocated from");
+  }
+  if (row.import == DeviceImport::kNeedsResolver) {
+    route.resolver = options.metal_resolver ? options.metal_resolver : GetMetalResolver();
+    if (route.resolver == nullptr) {
+      Fail(ErrorCode::kMissingContext,
+           std::string(where) +
+               ": device_type kDLMetal holds an id<MTLBuffer>, not an address; "
+               "register a MetalResolver (SetMetalResolver or ImportOptions)");
+    }
+  }
+  return route;
+}
+
+// Metal: the shared-storage buffer's host contents stand for its handle (IMP-17).
+uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* handle,
+                       int64_t start, int64_t bytes) {
+  const uintptr_t base = reinterpret_cast<uintptr_t>(handle);
+  MetalBufferInfo info;
+  if (!resolver.Resolve(handle, info)) {
+    Fail(ErrorCode::kInvalidArgument,
+         std::string(where) + ": the MetalResolver does not know buffer " + detail::Hex(base));
+  }
+  if (info.storage != MetalStorageMode::kShared || info.contents == nullptr) {
+    Fail(ErrorCode::kUnsupportedDevice,
+         std::string(where) + ": Metal buffer " + detail::Hex(base) + " has " +
+             (info.storage == MetalStorageMode::kPrivate      ? "private"
+              : info.storage == MetalStorageMode::kMemoryless ? "memoryless"
+              : info.storage == MetalStorageMode::kManaged    ? "managed"
+                                                              : "shared (no contents)") +
+             " storage; only shared storage has a host pointer that can be described");
+  }
+  int64_t end = 0;
+  if (start < 0 || detail::AddOverflows(start, bytes, &end) ||
+      static_cast<uint64_t>(end) > info.length) {
+    Fail(ErrorCode::kOutOfBounds, std::string(where) + ": the tensor reaches past the " +
+                                      std::to_string(info.length) + "-byte Metal buffer");
+  }
+  return reinterpret_cast<uintptr_t>(info.contents);
+}
+
+// The common import (issue 17), recognised by the rules module (detail::RecogniseImport, one
+// pass over shape and strides that writes them into `result`'s inline storage as it goes) and
+// described here. False when anything is unusual or wrong, with `result` still a fresh Tensor
+// but for its inline storage: the full sequence then runs, decides and words every error.
+template <class Managed>
+bool TryFastImport(const Managed& managed, const ImportOptions& options, Tensor& result) noexcept {
+  const DLTensor& t = managed.dl_tensor;
+  const uint64_t flags = ImportedFlagsOf(managed, options);
+  detail::FastImport fast;
+  if (!detail::RecogniseImport(
+          managed, flags, [&] { return NullStridesAllowedFor(managed, options); },
+          options.require_writable,
+          [&](int32_t ndim) { return detail::LayoutAccess::Storage(result.layout, ndim); },
+          &fast)) {
+    return false;
+  }
+  detail::LayoutAccess::SetInline(result.layout, t.dtype, t.ndim,
+                                  static_cast<uint64_t>(-fast.span.low));
+  result.device = detail::ImportedDevice(*fast.row, t.device);
+  result.flags = flags;
+  detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(fast.first),
+                                     fast.span.bytes, MemorySpace::kHost);
+  return true;
+}
+
+template <class Managed>
+constexpr ReleaseFunction kImportRelease =
+    std::is_same_v<Managed, DLManagedTensor> ? &detail::ReleaseImportedLegacy
+                                             : &detail::ReleaseImportedVersioned;
+
+// The full sequence, out of line so that the fast path's frame stays small: every rule through
+// the ThrowSink, the device route, and `result` (fresh but for its inline storage) filled.
+template <class Managed>
+[[gnu::noinline]] void ImportFully(const char* where, Managed* managed,
+                                   const ImportOptions& options, Tensor& result) {
+  if (managed == nullptr) {  // IMP-3: nothing to consume
+    Fail(ErrorCode::kInvalidArgument, std::string(where) + ": the managed tensor is null");
+  }
+  ConsumeOnFailure<Managed> guard{managed};  // IMP-2: from here on, every failure consumes
+  const ThrowSink sink(where);
+  const Checked checked = CheckRules(sink, *managed, options);
+  const DeviceRoute route = RouteDevice(where, *checked.row, options);
+  if (!detail::WritableAsRequired(checked.flags, options.require_writable)) {  // see IMP-15
+    Fail(ErrorCode::kReadOnly,
+         std::string(where) +
+             ": the tensor is read-only and ImportOptions::require_writable is set");
+  }
+
+  // Step 3, describe: the reachable bytes become the descriptor (IMP-14).
+  const DLTensor& t = managed->dl_tensor;
+  detail::LayoutAccess::Fill(result.layout, t.dtype, t.ndim, t.shape, t.strides);
+  result.device = detail::ImportedDevice(*checked.row, t.device);      // see DEV-3
+  if (route.resolver != nullptr) result.device = DLDevice{kDLCPU, 0};  // a host address now
+  result.flags = checked.flags;
+  if (checked.addressed) {
+    uintptr_t base = reinterpret_cast<uintptr_t>(t.data);
+    if (route.resolver != nullptr) {
+      base = ResolveMetal(where, *route.resolver, t.data, checked.start, checked.span.bytes);
+    }
+    uintptr_t pointer = 0;
+    detail::CheckAddress(sink, base, t.byte_offset, checked.start, checked.span, &pointer);
+    if (route.resolver == nullptr && checked.row->space != MemorySpace::kHost) {
+      // The pointer's runtime must agree with the device unless verification is off (see GPU-5).
+      detail::CheckImportDevice(where, t.device, reinterpret_cast<const void*>(pointer),
+                                options.verify_device, route.zeContext);
+    }
+    detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(pointer),
+                                       checked.span.bytes, checked.row->space);
+    result.layout.SetByteOffset(static_cast<uint64_t>(-checked.span.low));
+  } else {
+    result.descriptor.SetMemorySpace(checked.row->space);
+  }
+  if (managed->deleter != nullptr) {  // IMP-1: the deleter becomes the release; IMP-3: or none
+    detail::DescriptorAccess::Arm(result.descriptor, kImportRelease<Managed>, managed);
+  }
+  guard.managed = nullptr;
+}
+
+template <class Managed>
+Tensor Import(const char* where, Managed* managed, const ImportOptions& options) {
+  Tensor result;
+  if (managed != nullptr && detail::FastPathsOn() && TryFastImport(*managed, options, result)) {
+    // IMP-1 as in ImportFully: the deleter becomes the release; IMP-3: or none.
+    if (managed->deleter != nullptr) {
+      detail::DescriptorAccess::Arm(result.descriptor, kImportRelease<Managed>, managed);
+    }
+    return result;
+  }
+  ImportFully(where, managed, options, result);
+  return result;
+}
+
+}  // namespace
+
+Tensor FromDLPack(DLManagedTensorVersioned* managed, const ImportOptions& options) {
+  return Import("FromDLPack(DLManagedTensorVersioned*)", managed, options);
+}
+
+Tensor FromDLPack(DLManagedTensor* managed, const ImportOptions& options) {
+  return Import("FromDLPack(DLManagedTensor*)", managed, options);
+}
+
+}  // namespace dlbridge
