@@ -35,6 +35,10 @@ standard and requirement set that are only compiled share one translation unit (
 own namespace; `#line` directives make the compiler name the Markdown file and line); a
 failing unit is compiled again block by block to name the failing block.
 
+First a self-test: a small tree of broken examples (a compile error, a failing program, a
+missing prelude, a name that does not exist, a failing Python program) and an unmarked block,
+each of which must be caught; a checker that passed everything fails here.
+
 Usage: check_doc_examples.py --root <source tree> --config <build>/tests/doc_examples_CXX.cfg
 (the config is written by tests/CMakeLists.txt: compilers, libdlbridge, include directories,
 the bridges found, the Python module). Exit 0 when every checkable block passes.
@@ -361,16 +365,9 @@ class Checker:
         return None
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--root", required=True, type=Path)
-    parser.add_argument("--config", required=True)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    parser.add_argument("-v", "--verbose", action="store_true")
-    args = parser.parse_args()
-    root = args.root.resolve()
+def check_tree(root, config, jobs, verbose=False, print=print):
+    """Checks every block under `root`; returns the number of broken blocks (markers included)."""
     blocks = extract(root)
-    config = read_config(args.config)
 
     errors = []
     for block in blocks:
@@ -389,11 +386,11 @@ def main():
     if errors:
         print("\n".join(errors))
         print(f"FAILED: {len(errors)} block(s) with no valid marker")
-        return 1
+        return len(errors)
 
-    with tempfile.TemporaryDirectory(prefix="dlbridge_doc_examples_") as work:
-        checker = Checker(root, config, work)
-        jobs = []  # (blocks, callable)
+    with tempfile.TemporaryDirectory(prefix="dlbridge_doc_examples_") as scratch:
+        checker = Checker(root, config, scratch)
+        work = []  # (blocks, callable, what a pass is called)
         groups = {}
         for n, block in enumerate(blocks):
             if block.kind == "skip":
@@ -405,7 +402,7 @@ def main():
                 continue
             name = f"block{n}"
             if block.kind == "names":
-                jobs.append(([block], lambda b=block: checker.check_names(b), "names checked"))
+                work.append(([block], lambda b=block: checker.check_names(b), "names checked"))
             elif block.lang == "python":
                 if block.kind == "syntax":
                     def byte_compile(b=block):
@@ -414,11 +411,11 @@ def main():
                             return True, ""
                         except SyntaxError as error:
                             return False, str(error)
-                    jobs.append(([block], byte_compile, "byte-compiled"))
+                    work.append(([block], byte_compile, "byte-compiled"))
                 else:
-                    jobs.append(([block], lambda b=block, m=name: checker.run_python(b, m), "run"))
+                    work.append(([block], lambda b=block, m=name: checker.run_python(b, m), "run"))
             elif block.kind in ("program", "main"):
-                jobs.append(([block], lambda b=block, m=name: checker.compile([b], m, True),
+                work.append(([block], lambda b=block, m=name: checker.compile([b], m, True),
                              "built and run"))
             else:
                 key = (block.lang, block.attrs.get("prelude"), block.attrs.get("std", "17"),
@@ -437,10 +434,10 @@ def main():
                         member.status, member.detail = "FAILED", alone
                         outputs.append(alone)
                 return False, "\n".join(outputs) or output
-            jobs.append((members, compile_group, "compiled"))
+            work.append((members, compile_group, "compiled"))
 
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = {pool.submit(job): (members, label) for members, job, label in jobs}
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            futures = {pool.submit(job): (members, label) for members, job, label in work}
             for future in concurrent.futures.as_completed(futures):
                 members, label = futures[future]
                 try:
@@ -454,7 +451,7 @@ def main():
                     if member.status == "FAILED":
                         continue
                     member.status = "FAILED" if not ok and not named else label
-                    member.detail = output if (member.status == "FAILED" or args.verbose) else ""
+                    member.detail = output if (member.status == "FAILED" or verbose) else ""
 
     counts = {}
     failed = 0
@@ -468,13 +465,80 @@ def main():
             print(f"{block.status.upper():8} {tag}: {block.detail}")
         else:
             print(f"ok       {tag}: {block.status}"
-                  + (f"\n{block.detail.rstrip()}" if args.verbose and block.detail else ""))
+                  + (f"\n{block.detail.rstrip()}" if verbose and block.detail else ""))
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
     print(f"\n{len(blocks)} blocks in README.md and docs/: {summary}")
     if failed:
         print(f"FAILED: {failed} example(s) broken")
-        return 1
-    return 0
+    return failed
+
+
+# The self-test: a tree of broken examples, each of which must be caught (a checker that
+# passed everything would pass the real tree too).
+SELF_TEST_README = """# broken
+
+<!-- example: program -->
+```cpp
+int main() { return undeclared_name; }
+```
+
+<!-- example: main prelude=none_such -->
+```cpp
+int x = 1;
+```
+
+<!-- example: fragment -->
+```cpp
+#include <dlbridge/dlbridge.h>
+dlbridge::Tensor t; t.no_such_member = 1;
+```
+
+<!-- example: program -->
+```cpp
+int main() { return 3; }
+```
+
+```sh
+scripts/no-such-script --preset no-such-preset -DDLBRIDGE_NO_SUCH_OPTION=ON
+```
+
+<!-- example: program -->
+```python
+raise SystemExit("a broken Python example")
+```
+"""
+
+
+def self_test(config, jobs):
+    with tempfile.TemporaryDirectory(prefix="dlbridge_doc_examples_self_") as tree:
+        root = Path(tree)
+        (root / "docs").mkdir()
+        (root / "CMakePresets.json").write_text("{}")
+        (root / "README.md").write_text(SELF_TEST_README)
+        lines = []
+        broken = check_tree(root, config, jobs, print=lines.append)
+        expected = 6 if config.get("pythonpath") else 5
+        (root / "docs" / "unmarked.md").write_text("```cpp\nint x;\n```\n")
+        unmarked = check_tree(root, config, jobs, print=lines.append)
+    if broken != expected or unmarked != 1:
+        print("\n".join(lines))
+        print(f"SELF-TEST FAILED: {broken} of {expected} broken examples caught, "
+              f"{unmarked} of 1 unmarked block")
+        return False
+    print(f"self-test: {broken} broken examples and 1 unmarked block caught")
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", required=True, type=Path)
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args()
+    config = read_config(args.config)
+    ok = self_test(config, args.jobs)
+    return 1 if check_tree(args.root.resolve(), config, args.jobs, args.verbose) or not ok else 0
 
 
 if __name__ == "__main__":
