@@ -30,14 +30,15 @@ reported as SKIPPED with the reason, never counted as passed; the test still pas
 newest lane has frameworks this host has not, and the other way round).
 
 A C, C++ or Python block without a marker, a fenced block of any other language (or none),
-an unknown kind, or a syntax/skip marker without a reason is an error. Blocks of one prelude,
+an unknown kind, a syntax/skip marker without a reason, or a relative link (outside code) to
+a file that does not exist is an error. Blocks of one prelude,
 standard and requirement set that are only compiled share one translation unit (each in its
 own namespace; `#line` directives make the compiler name the Markdown file and line); a
 failing unit is compiled again block by block to name the failing block.
 
 First a self-test: a small tree of broken examples (a compile error, a failing program, a
-missing prelude, a name that does not exist, a failing Python program) and an unmarked block,
-each of which must be caught; a checker that passed everything fails here.
+missing prelude, a name that does not exist, a failing Python program), an unmarked block and
+a broken link, each of which must be caught; a checker that passed everything fails here.
 
 Usage: check_doc_examples.py --root <source tree> --config <build>/tests/doc_examples_CXX.cfg
 (the config is written by tests/CMakeLists.txt: compilers, libdlbridge, include directories,
@@ -134,6 +135,22 @@ def extract(root):
             # The block's first line is start + 2 (1-based, after the fence).
             blocks.append(Block(rel, start + 2, lang, "\n".join(body) + "\n", marker))
     return blocks
+
+
+def broken_links(root):
+    """Relative links of README.md and docs/ (outside code) whose target does not exist, as
+    GitHub resolves them: relative to the linking file."""
+    broken = []
+    for path in [root / "README.md"] + sorted((root / "docs").rglob("*.md")):
+        text = re.sub(r"(?ms)^\s*```.*?^\s*```", "", path.read_text(encoding="utf-8"))
+        text = re.sub(r"`[^`\n]*`", "", text)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            target = target.split("#", 1)[0]
+            if target and not re.match(r"[a-z]+:", target) and \
+                    not (path.parent / target).exists():
+                broken.append(f"{path.relative_to(root).as_posix()}: link to {target}: "
+                              "no such file")
+    return broken
 
 
 def read_config(path):
@@ -369,7 +386,7 @@ def check_tree(root, config, jobs, verbose=False, print=print):
     """Checks every block under `root`; returns the number of broken blocks (markers included)."""
     blocks = extract(root)
 
-    errors = []
+    errors = broken_links(root)
     for block in blocks:
         if block.problem:
             errors.append(f"{block.where}: {block.problem}")
@@ -385,7 +402,7 @@ def check_tree(root, config, jobs, verbose=False, print=print):
             errors.append(f"{block.where}: `{block.kind}` is for C and C++ blocks")
     if errors:
         print("\n".join(errors))
-        print(f"FAILED: {len(errors)} block(s) with no valid marker")
+        print(f"FAILED: {len(errors)} broken link(s) or block(s) with no valid marker")
         return len(errors)
 
     with tempfile.TemporaryDirectory(prefix="dlbridge_doc_examples_") as scratch:
@@ -518,14 +535,14 @@ def self_test(config, jobs):
         lines = []
         broken = check_tree(root, config, jobs, print=lines.append)
         expected = 6 if config.get("pythonpath") else 5
-        (root / "docs" / "unmarked.md").write_text("```cpp\nint x;\n```\n")
+        (root / "docs" / "unmarked.md").write_text("```cpp\nint x;\n```\n[a](none.md)\n")
         unmarked = check_tree(root, config, jobs, print=lines.append)
-    if broken != expected or unmarked != 1:
+    if broken != expected or unmarked != 2:
         print("\n".join(lines))
         print(f"SELF-TEST FAILED: {broken} of {expected} broken examples caught, "
-              f"{unmarked} of 1 unmarked block")
+              f"{unmarked} of 2 (an unmarked block, a broken link)")
         return False
-    print(f"self-test: {broken} broken examples and 1 unmarked block caught")
+    print(f"self-test: {broken} broken examples, an unmarked block and a broken link caught")
     return True
 
 
