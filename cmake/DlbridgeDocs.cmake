@@ -1,6 +1,7 @@
 # The API reference (target `docs`): Doxygen over the public headers (include/dlbridge/*.h),
-# docs/mainpage.md and docs/dlpack_header.dox, with the guides (docs/architecture.md,
-# docs/benchmarks.md) as pages and their pictures (docs/images); HTML in <build>/docs/api/html.
+# docs/mainpage.md and docs/dlpack_header.dox, with the guides (docs/*.md, docs/bridges/*.md,
+# listed in docs/Doxyfile.in's INPUT) as pages and their pictures (docs/images); HTML in
+# <build>/docs/api/html.
 # Not in `all`.
 # Its options (at the top of CMakeLists.txt):
 #   DLBRIDGE_BUILD_DOCS   ON by default when dlbridge is the top-level project and doxygen is
@@ -117,6 +118,8 @@ endif()
 
 set(DLBRIDGE_DOCS_OUTPUT_DIR "${PROJECT_BINARY_DIR}/docs/api")
 file(GLOB _dlb_docs_headers "${PROJECT_SOURCE_DIR}/include/dlbridge/*.h")
+file(GLOB _dlb_docs_guides CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/docs/*.md"
+     "${PROJECT_SOURCE_DIR}/docs/bridges/*.md")
 configure_file("${PROJECT_SOURCE_DIR}/docs/Doxyfile.in" "${PROJECT_BINARY_DIR}/docs/Doxyfile" @ONLY)
 
 # Always runs when asked for (a second or two): the check CI relies on never goes stale.
@@ -133,8 +136,7 @@ add_custom_target(dlbridge_docs
           "dlbridge: API reference in ${DLBRIDGE_DOCS_OUTPUT_DIR}/html/index.html"
   WORKING_DIRECTORY "${PROJECT_BINARY_DIR}/docs"
   BYPRODUCTS "${DLBRIDGE_DOCS_OUTPUT_DIR}/html/index.html"
-  SOURCES "${PROJECT_SOURCE_DIR}/docs/Doxyfile.in" "${PROJECT_SOURCE_DIR}/docs/mainpage.md"
-          "${PROJECT_SOURCE_DIR}/docs/architecture.md" "${PROJECT_SOURCE_DIR}/docs/benchmarks.md"
+  SOURCES "${PROJECT_SOURCE_DIR}/docs/Doxyfile.in" ${_dlb_docs_guides}
           "${PROJECT_SOURCE_DIR}/docs/dlpack_header.dox" ${_dlb_docs_headers}
   COMMENT "Doxygen: dlbridge's API reference"
   VERBATIM)

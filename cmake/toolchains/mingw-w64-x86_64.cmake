@@ -1,6 +1,6 @@
 # Cross-compiling dlbridge for 64-bit Windows with Debian's MinGW-w64 (GCC, posix threads), and
 # running what it builds under Wine: ctest runs every test through CMAKE_CROSSCOMPILING_EMULATOR.
-# Used by scripts/test-windows and the `mingw` presets (CMakePresets.json); README.md, "Windows".
+# Used by scripts/test-windows and the `mingw` presets (CMakePresets.json); docs/windows.md.
 set(CMAKE_SYSTEM_NAME Windows)
 set(CMAKE_SYSTEM_PROCESSOR x86_64)
 

@@ -357,7 +357,8 @@ inline CheckedView CheckView(const Tensor& tensor, const ViewNeeds& needs, const
         static_cast<uint64_t>(tensor.descriptor.GetPointer()) + layout.ByteOffset();
     checked.data = reinterpret_cast<void*>(static_cast<uintptr_t>(zero));
   } else {
-    // HLP-4's own check (the dtype was checked above), with this bridge's site as the prefix.
+    // The host rule's own check (see HLP-4; the dtype was checked above), with this bridge's site
+    // as the prefix.
     const std::string problem = detail::HostReadProblem(tensor);
     if (!problem.empty()) site.Fail(ErrorCode::kUnsupportedDevice, problem);
     checked.data = detail::CheckedElementZero(tensor, layout.Dtype());

@@ -19,9 +19,9 @@ namespace detail {
 /// Element zero's address (descriptor pointer + layout byte offset) once the checks of
 /// Tensor::Data pass: the dtype is `requested` and the memory is host-readable.
 DLBRIDGE_API void* CheckedElementZero(const Tensor& tensor, DLDataType requested);
-/// HLP-4's check alone, for the bridge kit's views: an empty string when the CPU may read the
-/// tensor's memory, otherwise why not and what to do (no caller prefix). Throws only
-/// std::bad_alloc.
+/// The host rule of Tensor::Data alone (see HLP-4), for the bridge kit's views: an empty string
+/// when the CPU may read the tensor's memory, otherwise why not and what to do (no caller prefix).
+/// Throws only std::bad_alloc.
 DLBRIDGE_API std::string HostReadProblem(const Tensor& tensor);
 }  // namespace detail
 

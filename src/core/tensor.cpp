@@ -37,7 +37,7 @@ std::string HostReadMessage(const Tensor& tensor) {
          (type == 0 ? DeviceTypeName(DefaultDeviceType(space)) : DeviceTypeName(type)) +
          ") is not host-readable; Data gives pointers only to memory the CPU may read "
          "(space \"host\": " +
-         DeviceTypeNames([](const DeviceTypeInfo& r) { return r.host_addressable; }) +  // DEV-6
+         DeviceTypeNames([](const DeviceTypeInfo& r) { return r.host_addressable; }) +  // see DEV-6
          "); copy it to the host first";
 }
 

@@ -10,7 +10,7 @@ foreach(_file IN LISTS _files)
   if(_file MATCHES "^(build|\\.deps|\\.git|out)/")
     continue()
   endif()
-  # A build folder of any name inside the tree (the README's recipe uses b/) holds copies of
+  # A build folder of any name inside the tree (docs/building.md's plain recipe uses b/) holds copies of
   # the tree (the package tests configure some): a folder with a CMakeCache.txt is a build.
   string(REGEX MATCH "^[^/]+/" _first "${_file}")
   if(_first AND EXISTS "${SOURCE_DIR}/${_first}CMakeCache.txt")

@@ -1,7 +1,7 @@
 # PKG-7: libdlbridge exports no symbol of namespace dlbridge::testing, built or installed.
 # WITHOUT is the built libdlbridge; WITH (optional) dlbridge_testing, which must export some, so
 # that the pattern below is known to find them; BUILD_DIR (optional) is installed into
-# WORK/prefix as the README's recipe installs it (cmake --install), and the installed
+# WORK/prefix as docs/building.md's plain recipe installs it (cmake --install), and the installed
 # LIBDIR/LIBNAME is checked too.
 # Run: cmake -DNM=<nm> -DWITHOUT=<lib> [-DWITH=<lib>] [-DBUILD_DIR=<dir> -DWORK=<dir>
 #      -DCONFIG=<config> -DLIBDIR=<lib dir> -DLIBNAME=<file name>] -DSHARED=ON|OFF -P testing_hooks.cmake
