@@ -15,7 +15,8 @@
 #         -P DlbridgeDocs.cmake
 # headers (before doxygen; DLB_DOCS_DIR = the source tree): doxygen reports undocumented
 #   macros and functions of a header only when the header itself is documented, so every
-#   public header needs a `@file` comment, in the header or in a docs/*.dox page.
+#   public header needs a `@file` comment, in the header or in a docs/*.dox page; and every
+#   guide (docs/*.md, docs/bridges/*.md) must be in Doxyfile.in's INPUT.
 # enumerators (after doxygen; DLB_DOCS_DIR = its XML output): doxygen before 1.9.7
 #   (WARN_IF_UNDOC_ENUM_VAL) does not report undocumented enumerators.
 if(CMAKE_SCRIPT_MODE_FILE)
@@ -36,6 +37,18 @@ if(CMAKE_SCRIPT_MODE_FILE)
          NOT _dlb_page_text MATCHES "[@\\]file[ \t]+(dlbridge/)?${_name}")
         string(APPEND _dlb_problems "\n  include/dlbridge/${_name}: no `/// @file` comment "
                "(doxygen checks the macros and functions of documented files only)")
+      endif()
+    endforeach()
+    # Every guide is a page of the site: Doxyfile.in names each one (its INPUT is a list, so
+    # a new guide left out of it would be missing from the site without a word).
+    file(READ "${DLB_DOCS_DIR}/docs/Doxyfile.in" _doxyfile)
+    file(GLOB _dlb_guides RELATIVE "${DLB_DOCS_DIR}" "${DLB_DOCS_DIR}/docs/*.md"
+         "${DLB_DOCS_DIR}/docs/bridges/*.md")
+    foreach(_guide IN LISTS _dlb_guides)
+      string(FIND "${_doxyfile}" "\"@PROJECT_SOURCE_DIR@/${_guide}\"" _at)
+      if(_at EQUAL -1)
+        string(APPEND _dlb_problems "\n  ${_guide}: not in docs/Doxyfile.in's INPUT, so not a "
+               "page of the site: add it there")
       endif()
     endforeach()
   elseif(DLB_DOCS_STEP STREQUAL "enumerators")
