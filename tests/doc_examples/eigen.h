@@ -1,5 +1,6 @@
 // Prelude of docs/bridges/eigen.md's fragment: a solver, a strided buffer and its owner.
 #include <dlbridge/dlbridge.h>
+
 #include <Eigen/Core>
 #include <memory>
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 inline std::size_t rows = 2, cols = 3;
-inline std::vector<float> values(rows * cols);
+inline std::vector<float> values(rows* cols);
 inline std::size_t bytes = values.size() * sizeof(float);
 using Handle = int*;
 inline Handle handle = nullptr;

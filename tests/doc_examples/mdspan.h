@@ -1,5 +1,6 @@
 // Prelude of docs/bridges/mdspan.md's fragment: a buffer held by a shared_ptr.
 #include <dlbridge/dlbridge.h>
+
 #include <cstddef>
 #include <memory>
 #include <vector>
