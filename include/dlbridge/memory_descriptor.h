@@ -132,10 +132,11 @@ class DLBRIDGE_API MemoryDescriptor {
     return static_cast<int64_t>(reinterpret_cast<intptr_t>(pointer));
   }
   void DropHold() noexcept;
-  void Drop() noexcept;              // the destructor's work when there is a hold or a role to free
-  void BecomeEmpty() noexcept;       // the state of a new descriptor, for a moved-from one
-  void FreeRole() noexcept;          // back to the static "data"
-  void StoreRole(const char* role);  // "data": the static one; any other: a copy
+  void Drop() noexcept;         // the destructor's work when there is a hold or a role to free
+  void BecomeEmpty() noexcept;  // the state of a new descriptor, for a moved-from one
+  void TakeFrom(MemoryDescriptor& other) noexcept;  // both moves: other's state, other left new
+  void FreeRole() noexcept;                         // back to the static "data"
+  void StoreRole(const char* role);                 // "data": the static one; any other: a copy
   // The role "data", static: a descriptor with it owns no string.
   static const char kDataRole[];
 

@@ -48,43 +48,33 @@ void MemoryDescriptor::FreeRole() noexcept {
 
 // MD-7: moving transfers the description and the hold; `other` is left as a new descriptor
 // (see MD-1), so a moved-from tensor describes no bytes instead of memory it no longer holds.
-MemoryDescriptor::MemoryDescriptor(MemoryDescriptor&& other) noexcept
-    : pointer_(other.pointer_),
-      size_(other.size_),
-      space_(other.space_),
-      kind_(other.kind_),
-      ownsRole_(other.ownsRole_),
-      release_(other.release_),
-      context_(other.context_),
-      role_(other.role_) {
-  if (kind_ == HoldKind::kOwner) {
-    new (&owner_) std::shared_ptr<const void>(std::move(other.owner_));
-    other.owner_.~shared_ptr();
-  }
-  other.ownsRole_ = false;  // the role copy is ours now
-  other.BecomeEmpty();
-}
+MemoryDescriptor::MemoryDescriptor(MemoryDescriptor&& other) noexcept { TakeFrom(other); }
 
 MemoryDescriptor& MemoryDescriptor::operator=(MemoryDescriptor&& other) noexcept {
   if (this != &other) {
     DropHold();  // MD-7: the target's old hold is dropped once, first
     FreeRole();
-    pointer_ = other.pointer_;
-    size_ = other.size_;
-    space_ = other.space_;
-    kind_ = other.kind_;
-    release_ = other.release_;
-    context_ = other.context_;
-    if (kind_ == HoldKind::kOwner) {
-      new (&owner_) std::shared_ptr<const void>(std::move(other.owner_));
-      other.owner_.~shared_ptr();
-    }
-    role_ = other.role_;
-    ownsRole_ = other.ownsRole_;
-    other.ownsRole_ = false;
-    other.BecomeEmpty();
+    TakeFrom(other);
   }
   return *this;
+}
+
+// Both moves: this holds nothing and owns no role copy on entry (new, or dropped just before).
+void MemoryDescriptor::TakeFrom(MemoryDescriptor& other) noexcept {
+  pointer_ = other.pointer_;
+  size_ = other.size_;
+  space_ = other.space_;
+  kind_ = other.kind_;
+  release_ = other.release_;
+  context_ = other.context_;
+  if (kind_ == HoldKind::kOwner) {
+    new (&owner_) std::shared_ptr<const void>(std::move(other.owner_));
+    other.owner_.~shared_ptr();
+  }
+  role_ = other.role_;
+  ownsRole_ = other.ownsRole_;
+  other.ownsRole_ = false;  // the role copy is ours now
+  other.BecomeEmpty();
 }
 
 // Called with the owner reference already moved out and destroyed (or never there).

@@ -143,14 +143,9 @@ TensorLayout::TensorLayout(const TensorLayout& other)
 }
 
 TensorLayout& TensorLayout::operator=(const TensorLayout& other) {
-  if (this != &other) {
-    Assign(other.ndim_, other.dims_, other.dims_ + other.ndim_);
-    dtype_ = other.dtype_;
-    byteOffset_ = other.byteOffset_;
-    spanCount_ = other.spanCount_;  // the span of other's dtype, not of the one Assign saw
-    spanLow_ = other.spanLow_;
-    spanBytes_ = other.spanBytes_;
-  }
+  // Copied first (it may throw, leaving this as it was), then moved in: the copy keeps the
+  // span of other's dtype, computed once.
+  if (this != &other) *this = TensorLayout(other);
   return *this;
 }
 

@@ -229,8 +229,6 @@ void AppendNames(std::string* list, Pick&& pick, const char* suffix) {
 
 }  // namespace
 
-const DeviceTypeInfo* FindDeviceType(int32_t device_type) noexcept { return Lookup(device_type); }
-
 namespace detail {
 namespace {
 static_assert(kDeviceTypeSlots == kMaxDeviceType + 1, "the inline index covers every type");
@@ -243,6 +241,11 @@ constexpr DeviceRowIndex MakeDeviceRowIndex() {
 // DeviceRow's index: FindDeviceType's answers, one per type value.
 constexpr DeviceRowIndex kDeviceRowIndex = MakeDeviceRowIndex();
 }  // namespace detail
+
+// The public lookup reads the same index the converters read inline (detail::DeviceRow).
+const DeviceTypeInfo* FindDeviceType(int32_t device_type) noexcept {
+  return detail::DeviceRow(device_type);
+}
 
 // DEV-5: the stream family and host access, columns like every other device fact, so that the
 // core's stream rules and the Python module read one answer.
