@@ -290,3 +290,71 @@ TEST_CASE("RT-5 fast paths agree with the full rules") {
   SUBCASE("export, legacy") { ExportAgrees<DLManagedTensor>(20); }
   SUBCASE("re-export") { ReexportAgrees(21); }
 }
+
+namespace {
+
+using dlbridge::TensorLayout;
+
+// Exports `layout` over exactly `size` bytes with the fast paths on, then off: whether the export
+// succeeded (both ways must agree); the release runs once either way.
+bool ExportsOver(const TensorLayout& layout, int64_t size) {
+  bool results[2] = {};
+  for (int fast = 0; fast < 2; ++fast) {
+    dlbridge::testing::SetFastPaths(fast == 0);
+    Buffer buffer;
+    ReleaseCounter counter;
+    {
+      dlbridge::Tensor t = HostTensor(buffer, counter, TensorLayout(), size);
+      t.layout = layout;  // copy-assigned over a float32 layout: the span must be layout's
+      try {
+        DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(std::move(t));
+        results[fast] = true;
+        m->deleter(m);
+      } catch (const dlbridge::Error& e) {
+        CHECK_MESSAGE(e.code() == dlbridge::ErrorCode::kOutOfBounds, e.what());
+      }
+    }
+    CHECK(counter.calls == 1);
+  }
+  dlbridge::testing::SetFastPaths(true);
+  CHECK(results[0] == results[1]);
+  return results[0];
+}
+
+}  // namespace
+
+// The span a layout keeps (the export's fast path reads it) must be its own dtype's after every
+// way a layout is made: a stale one would let an export reach past its buffer (silent wrong data).
+TEST_CASE("RT-5 the span a layout keeps follows every way the layout is built or replaced") {
+  const DLDataType f64{kDLFloat, 64, 1};
+  const DLDataType u8{kDLUInt, 8, 1};
+  // {4, 3} column-major, and 9 dimensions (past the inline storage) C-contiguous.
+  const std::vector<std::vector<int64_t>> shapes = {{4, 3}, {1, 2, 1, 2, 1, 2, 1, 2, 3}};
+  const std::vector<std::vector<int64_t>> strides = {{1, 4}, {}};
+  const int64_t counts[] = {12, 48};
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    CAPTURE(s);
+    const int64_t bytes = 8 * counts[s];
+    const TensorLayout wide(f64, shapes[s], strides[s]);
+    const TensorLayout narrow(u8, shapes[s], strides[s]);
+    TensorLayout assigned = narrow;  // copy-assigned over a layout of another dtype
+    assigned = wide;
+    CHECK(ExportsOver(assigned, bytes));
+    CHECK_FALSE(ExportsOver(assigned, bytes - 1));
+    assigned = narrow;
+    CHECK(ExportsOver(assigned, counts[s]));
+    CHECK_FALSE(ExportsOver(assigned, counts[s] - 1));
+    TensorLayout moved = narrow;  // move-assigned, then moved and copied
+    moved = TensorLayout(wide);
+    TensorLayout movedAgain(std::move(moved));
+    CHECK_FALSE(ExportsOver(movedAgain, bytes - 1));
+    const TensorLayout copied(movedAgain);
+    CHECK(ExportsOver(copied, bytes));
+    CHECK_FALSE(ExportsOver(copied, bytes - 1));
+    const TensorLayout arrays =
+        TensorLayout::FromArrays(f64, static_cast<int32_t>(shapes[s].size()), shapes[s].data(),
+                                 strides[s].empty() ? nullptr : strides[s].data());
+    CHECK(ExportsOver(arrays, bytes));
+    CHECK_FALSE(ExportsOver(arrays, bytes - 1));
+  }
+}
