@@ -81,9 +81,17 @@ TEST_CASE("LED-3 the ledger counts exports until their deleter runs, and imports
   DLManagedTensor* l = dlbridge::ToDLPack(HostTensor(buf, counter, F32({2, 2})));
   CHECK(d.Exports() == 2);
   {
-    Tensor imported = dlbridge::FromDLPack(v);  // an import holds the export
+    // RT-6: the import of an own export takes its hold back, and the export ends there.
+    Tensor imported = dlbridge::FromDLPack(v);
     CHECK(d.Holds() == 1);
-    CHECK(d.Exports() == 2);
+    CHECK(d.Exports() == 1);
+  }
+  {
+    Versioned h(buf.bytes, {4});  // another producer's tensor: the import holds it
+    Tensor imported = dlbridge::FromDLPack(&h.managed);
+    CHECK(d.Holds() == 1);
+    CHECK(d.Exports() == 1);
+    CHECK(h.deletes == 0);
   }
   CHECK(d.Holds() == 0);
   CHECK(d.Exports() == 1);

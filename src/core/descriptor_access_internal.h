@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <new>
 #include <utility>
 
 #include "core/ledger_internal.h"
@@ -36,6 +37,13 @@ struct DescriptorAccess {
     d.release_ = release;
     d.context_ = context;
     d.kind_ = MemoryDescriptor::HoldKind::kRelease;
+    LedgerHoldSet();
+  }
+  /// Gives a descriptor that holds nothing (a fresh import result) `owner` (not null) as its
+  /// hold: what SetOwner does, without dropping a previous hold first.
+  static void GiveOwner(MemoryDescriptor& d, std::shared_ptr<const void>&& owner) noexcept {
+    new (&d.owner_) std::shared_ptr<const void>(std::move(owner));
+    d.kind_ = MemoryDescriptor::HoldKind::kOwner;
     LedgerHoldSet();
   }
   /// Disarms a release hold without calling it.

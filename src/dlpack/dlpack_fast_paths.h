@@ -120,6 +120,9 @@ template <class Managed, class NullAllowed, class Storage>
   }
   out->device = device;
   out->flags = published;
+  out->proven = true;
+  out->span = span;
+  out->first = first;
   PlaceElementZero(pointer, layout.ByteOffset(), true, options.keep_byte_offset, &out->data,
                    &out->byte_offset);
   return true;

@@ -4,6 +4,7 @@
 // is inline here so that both callers build it without a call.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -14,13 +15,16 @@
 #include <utility>
 
 #include "core/callback_internal.h"
+#include "core/descriptor_access_internal.h"
 #include "core/error_internal.h"
+#include "core/layout_internal.h"
 #include "core/ledger_internal.h"
 #include "dlbridge/dlpack_header.h"
 #include "dlbridge/export_plan.h"
 #include "dlbridge/options.h"
 #include "dlbridge/tensor.h"
 #include "dlbridge/tensor_layout.h"
+#include "dlpack/checked_math_internal.h"
 #include "dlpack/export_rules.h"
 
 namespace dlbridge {
@@ -38,9 +42,53 @@ ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOpt
 /// line, so the emission's passing path carries no message building. In src/dlpack/to_dlpack.cpp.
 [[noreturn, gnu::cold, gnu::noinline]] void FailExportBlock(const char* where, const char* what);
 
+/// What a block keeps of an export its fast path proved (ExportFacts::proven), so that import
+/// can recognise it unchanged (see RT-6): the DLTensor and flags as written, the span, the
+/// first reachable byte, then (after this struct) a private copy of shape and strides that no
+/// holder of the managed tensor is given.
+struct KeptExport {
+  DLTensor shown;
+  uint64_t flags;
+  ByteSpan span;
+  uintptr_t first;
+};
+
+/// The spare export block (issue 33): blocks of the default allocator for up to kSpareDims
+/// dimensions are all kSpareBytes, and the last one freed is kept, one for the whole process,
+/// for the next export to take instead of calling malloc (taken and given back with one atomic
+/// operation each: std::malloc and std::free were a third of a round trip). Off in ledger
+/// builds (the quarantine must see every free: see LED-6) and under ASan (a reused block would
+/// hide a use after the deleter from it).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DLBRIDGE_ASAN_BUILD 1
+#endif
+#endif
+#if defined(DLBRIDGE_LEDGER) || defined(__SANITIZE_ADDRESS__) || defined(DLBRIDGE_ASAN_BUILD)
+inline constexpr bool kSpareBlock = false;
+#else
+inline constexpr bool kSpareBlock = true;
+#endif
+inline constexpr int32_t kSpareDims = TensorLayout::kInlineDims;
+inline std::atomic<void*> g_spare_block{nullptr};
+
+/// Frees an export block: into the spare slot when it is `spare_sized` and the slot is empty,
+/// else through the ledger (std::free outside ledger builds; see LED-6).
+inline void FreeExportBlock(void* block, bool spare_sized, bool legacy) noexcept {
+  if constexpr (kSpareBlock) {
+    void* empty = nullptr;
+    if (spare_sized && g_spare_block.compare_exchange_strong(
+                           empty, block, std::memory_order_release, std::memory_order_relaxed)) {
+      return;
+    }
+  }
+  LedgerFreeExport(block, legacy);
+}
+
 /// Everything one export needs, in one block: the managed struct first (so the deleter's
 /// `self` is the block), then the keep-alive (a release or an owner reference) and how the
-/// block is freed, then shape and strides.
+/// block is freed, then shape and strides, then (the default allocator's blocks of an export
+/// its fast path proved) the KeptExport and its private dims.
 template <class Managed>
 struct ExportBlock {
   Managed managed;
@@ -48,9 +96,34 @@ struct ExportBlock {
   void* context;
   void (*deallocate)(void* block, KeepAlive keep_alive);  // null: std::free, then release
   std::shared_ptr<const void> owner;
-  // int64_t dims[2 * ndim] follow the block.
+  int32_t kept_ndim;  // the KeptExport's ndim; -1: the block keeps none
+  bool spare_sized;   // kSpareBytes from std::malloc: may become the spare (FreeExportBlock)
+  // int64_t dims[2 * ndim] follow the block; then, with kept_ndim >= 0, the KeptExport and
+  // int64_t private_dims[2 * kept_ndim].
 
   int64_t* Dims() noexcept { return reinterpret_cast<int64_t*>(this + 1); }
+  KeptExport* Kept() noexcept { return reinterpret_cast<KeptExport*>(Dims() + 2 * kept_ndim); }
+
+  /// Recognises this block's export unchanged (see RT-6): the record of what it wrote when its
+  /// version, flags, every DLTensor field (shape and strides still pointing here) and the
+  /// shape and strides themselves (against the private copy: the public one is the holder's
+  /// to write) are as written; nullptr otherwise, or when the block keeps no record.
+  [[gnu::always_inline]] const KeptExport* Unchanged() noexcept {
+    const int32_t ndim = kept_ndim;
+    if (ndim < 0) return nullptr;
+    KeptExport* kept = Kept();
+    if constexpr (!std::is_same_v<Managed, DLManagedTensor>) {
+      if (managed.version.major != 1 || managed.version.minor != DLPACK_MINOR_VERSION ||
+          managed.flags != kept->flags) {
+        return nullptr;
+      }
+    }
+    if (std::memcmp(&managed.dl_tensor, &kept->shown, sizeof(DLTensor)) != 0 ||
+        std::memcmp(Dims(), kept + 1, sizeof(int64_t) * 2 * static_cast<size_t>(ndim)) != 0) {
+      return nullptr;
+    }
+    return kept;
+  }
 
   // Reads only the block's own fields, never the DLTensor (a consumer may have changed it):
   // EXP-12. Ledger builds first ask whether `self` is a live export: a second call returns.
@@ -70,7 +143,7 @@ struct ExportBlock {
       CallDeallocate(deallocate, block, KeepAlive{release, context});
       return;
     }
-    LedgerFreeExport(block, std::is_same_v<Managed, DLManagedTensor>);  // see LED-6
+    FreeExportBlock(block, block->spare_sized, std::is_same_v<Managed, DLManagedTensor>);
     if (release != nullptr) CallRelease(release, context);
   }
 
@@ -79,12 +152,13 @@ struct ExportBlock {
     const ReleaseFunction release = block->release;
     void* const context = block->context;
     const auto deallocate = block->deallocate;
+    const bool spareSized = block->spare_sized;
     block->~ExportBlock();
     if (deallocate != nullptr) {  // frees the block, then drops the keep-alive
       CallDeallocate(deallocate, block, KeepAlive{release, context});
       return;
     }
-    LedgerFreeExport(block, std::is_same_v<Managed, DLManagedTensor>);  // see LED-6
+    FreeExportBlock(block, spareSized, std::is_same_v<Managed, DLManagedTensor>);
     if (release != nullptr) CallRelease(release, context);
   }
 };
@@ -96,12 +170,50 @@ static_assert(alignof(ExportBlock<DLManagedTensor>) % alignof(int64_t) == 0 &&
                   sizeof(ExportBlock<DLManagedTensor>) % alignof(int64_t) == 0,
               "dims must be aligned after the legacy block");
 
-/// One export block for `ndim` dimensions from `allocator` (std::malloc when it has none),
-/// recorded in the ledger. Throws Error(kOutOfMemory) naming `where`; nothing is kept then.
+/// The size of every spare-sized block: a versioned one (the larger) for kSpareDims.
+inline constexpr size_t kSpareBytes = sizeof(ExportBlock<DLManagedTensorVersioned>) +
+                                      sizeof(KeptExport) + sizeof(int64_t) * 4 * kSpareDims;
+static_assert(sizeof(KeptExport) % alignof(int64_t) == 0, "private dims aligned");
+static_assert(sizeof(ExportBlock<DLManagedTensor>) <= sizeof(ExportBlock<DLManagedTensorVersioned>),
+              "a legacy block fits a spare-sized one");
+
+/// Copies `pairs` pairs of int64 (ndim's shape then strides are ndim pairs) from `from` to
+/// `to` and, unless it is null, `also`: sixteen bytes a step, without a call (ndim is small).
+[[gnu::always_inline]] inline void CopyPairs(const int64_t* from, int32_t pairs, int64_t* to,
+                                             int64_t* also) noexcept {
+  for (int32_t i = 0; i < pairs; ++i) {
+    int64_t pair[2];
+    std::memcpy(pair, from + 2 * i, sizeof pair);
+    std::memcpy(to + 2 * i, pair, sizeof pair);
+    if (also != nullptr) std::memcpy(also + 2 * i, pair, sizeof pair);
+  }
+}
+
+/// The memory of one export block, and whether it is kSpareBytes from std::malloc.
+struct ExportMemory {
+  void* memory;
+  bool spare_sized;
+};
+
+/// One export block for `ndim` dimensions from `allocator` (std::malloc, or the spare, when it
+/// has none), recorded in the ledger. Throws Error(kOutOfMemory) naming `where`; nothing is
+/// kept then.
 template <class Managed>
-void* AllocateExport(const char* where, int32_t ndim, const ExportAllocator& allocator) {
-  const size_t bytes =
-      sizeof(ExportBlock<Managed>) + sizeof(int64_t) * 2 * static_cast<size_t>(ndim);
+ExportMemory AllocateExport(const char* where, int32_t ndim, const ExportAllocator& allocator) {
+  // The default allocator's blocks keep the layout for import's recognition (see RT-6); a caller's
+  // allocator (Python's pool) gets the public part only.
+  const size_t dims = static_cast<size_t>(ndim) * (allocator.deallocate != nullptr ? 2 : 4);
+  const size_t bytes = sizeof(ExportBlock<Managed>) + sizeof(int64_t) * dims +
+                       (allocator.deallocate != nullptr ? 0 : sizeof(KeptExport));
+  if (kSpareBlock && allocator.allocate == nullptr && ndim <= kSpareDims) {
+    void* memory = nullptr;
+    if (g_spare_block.load(std::memory_order_relaxed) != nullptr) {
+      memory = g_spare_block.exchange(nullptr, std::memory_order_acquire);
+    }
+    if (memory == nullptr) memory = std::malloc(kSpareBytes);
+    if (memory == nullptr) FailExportBlock(where, "allocate");
+    return {memory, true};  // no ledger in these builds
+  }
   void* memory = allocator.allocate != nullptr ? allocator.allocate(bytes) : std::malloc(bytes);
   if (memory == nullptr) FailExportBlock(where, "allocate");
   if (!LedgerExportCreated(memory)) {  // ledger builds only; always true otherwise
@@ -112,7 +224,7 @@ void* AllocateExport(const char* where, int32_t ndim, const ExportAllocator& all
     }
     FailExportBlock(where, "record");
   }
-  return memory;
+  return {memory, false};
 }
 
 /// Writes the managed tensor into a block from AllocateExport with the same `allocator`:
@@ -121,11 +233,12 @@ void* AllocateExport(const char* where, int32_t ndim, const ExportAllocator& all
 /// context); the deleter frees the block and then calls the keep-alive once (both through
 /// `allocator.deallocate` when it has one).
 template <class Managed>
-Managed* FillExport(void* memory, const ExportFacts& facts, const TensorLayout& layout,
+Managed* FillExport(ExportMemory memory, const ExportFacts& facts, const TensorLayout& layout,
                     KeepAlive keep_alive, std::shared_ptr<const void>* owner,
                     const ExportAllocator& allocator) noexcept {
   using Block = ExportBlock<Managed>;
-  Block* block = new (memory) Block;  // the DLPack structs stay uninitialised: all set below
+  Block* block = new (memory.memory) Block;  // the DLPack structs stay uninitialised: all set below
+  block->spare_sized = memory.spare_sized;
   Managed& m = block->managed;
   if constexpr (!std::is_same_v<Managed, DLManagedTensor>) {
     m.version.major = 1;  // EXP-4
@@ -139,14 +252,26 @@ Managed* FillExport(void* memory, const ExportFacts& facts, const TensorLayout& 
   t.ndim = ndim;
   t.dtype = layout.Dtype();
   t.byte_offset = facts.byte_offset;
-  if (ndim > 0) {  // EXP-5: strides always written out
-    int64_t* dims = block->Dims();
-    std::memcpy(dims, layout.Shape().data, sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
-    t.shape = dims;
-    t.strides = dims + ndim;
+  int64_t* dims = block->Dims();
+  const int64_t* source = layout.Shape().data;
+  // EXP-5: strides always written out.
+  t.shape = ndim > 0 ? dims : nullptr;
+  t.strides = ndim > 0 ? dims + ndim : nullptr;
+  if (facts.proven && allocator.deallocate == nullptr &&
+      (owner != nullptr || keep_alive.release != nullptr)) {
+    // See RT-6: what was written, for import to recognise (the default allocator's blocks only:
+    // AllocateExport made room; a block without a hold has none to give back); shape and
+    // strides to both copies in one pass.
+    block->kept_ndim = ndim;
+    KeptExport* kept = block->Kept();
+    kept->shown = t;
+    if constexpr (!std::is_same_v<Managed, DLManagedTensor>) kept->flags = facts.flags;
+    kept->span = facts.span;
+    kept->first = facts.first;
+    CopyPairs(source, ndim, dims, reinterpret_cast<int64_t*>(kept + 1));
   } else {
-    t.shape = nullptr;
-    t.strides = nullptr;
+    block->kept_ndim = -1;
+    std::memcpy(dims, source, sizeof(int64_t) * 2 * static_cast<size_t>(ndim));
   }
   block->deallocate = allocator.deallocate;
   if (owner != nullptr) {
@@ -161,6 +286,36 @@ Managed* FillExport(void* memory, const ExportFacts& facts, const TensorLayout& 
   }
   m.deleter = &Block::Delete;
   return &m;
+}
+
+/// Import's recognition of one of its own exports (see RT-6): the block of `managed` when its
+/// deleter is this block type's and the block keeps a record (FillExport: the default
+/// allocator, an export its fast path proved, a hold to give back); nullptr otherwise, and the
+/// import then runs as for any producer. Reads the block's own fields only.
+template <class Managed>
+[[gnu::always_inline]] inline ExportBlock<Managed>* OwnExport(Managed& managed) noexcept {
+  if (managed.deleter != &ExportBlock<Managed>::Delete) return nullptr;
+  auto* block = reinterpret_cast<ExportBlock<Managed>*>(&managed);
+  return block->kept_ndim >= 0 ? block : nullptr;
+}
+
+/// Ends an export that import recognised (see RT-6) instead of its deleter: the keep-alive moves
+/// into `descriptor` (a fresh import result that holds nothing) and the block is freed. False,
+/// with nothing changed, when a ledger build finds the block not live (see LED-4): the import
+/// then runs the full way, and the deleter's later call is reported.
+template <class Managed>
+bool TakeBackExport(ExportBlock<Managed>* block, MemoryDescriptor& descriptor) noexcept {
+  constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
+  if (!LedgerExportDeleting(block, kLegacy)) return false;
+  if (block->owner != nullptr) {
+    DescriptorAccess::GiveOwner(descriptor, std::move(block->owner));
+  } else {
+    DescriptorAccess::Arm(descriptor, block->release, block->context);
+  }
+  const bool spareSized = block->spare_sized;
+  block->~ExportBlock();
+  FreeExportBlock(block, spareSized, kLegacy);
+  return true;
 }
 
 }  // namespace detail

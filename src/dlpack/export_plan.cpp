@@ -37,8 +37,20 @@ Managed* Emit(ExportKind kind, ExportKind wanted, const TensorLayout& layout,
   if (kind != wanted || (allocator.allocate == nullptr) != (allocator.deallocate == nullptr)) {
     FailEmit(kind, wanted);
   }
-  void* memory = detail::AllocateExport<Managed>(WhereOf(wanted), layout.Ndim(), allocator);
+  const detail::ExportMemory memory =
+      detail::AllocateExport<Managed>(WhereOf(wanted), layout.Ndim(), allocator);
   return detail::FillExport<Managed>(memory, facts, layout, keepAlive, nullptr, allocator);
+}
+
+// What a plan's checks resolved, for its emissions. They keep no record for import (not
+// `proven`: see RT-6): they are Python's and the C API's, each with its own way back.
+detail::ExportFacts FactsOf(DLDevice device, uint64_t flags, void* data, uint64_t byte_offset) {
+  detail::ExportFacts facts;
+  facts.device = device;
+  facts.flags = flags;
+  facts.data = data;
+  facts.byte_offset = byte_offset;
+  return facts;
 }
 
 }  // namespace
@@ -71,15 +83,15 @@ DLTensor ExportPlan::View() const noexcept {
 
 DLManagedTensorVersioned* ExportPlan::EmitVersioned(KeepAlive keep_alive,
                                                     const ExportAllocator& allocator) const {
-  const detail::ExportFacts facts{device_, flags_, data_, byteOffset_};
-  return Emit<DLManagedTensorVersioned>(kind_, ExportKind::kVersioned, layout_, facts, keep_alive,
+  return Emit<DLManagedTensorVersioned>(kind_, ExportKind::kVersioned, layout_,
+                                        FactsOf(device_, flags_, data_, byteOffset_), keep_alive,
                                         allocator);
 }
 
 DLManagedTensor* ExportPlan::EmitLegacy(KeepAlive keep_alive,
                                         const ExportAllocator& allocator) const {
-  const detail::ExportFacts facts{device_, flags_, data_, byteOffset_};
-  return Emit<DLManagedTensor>(kind_, ExportKind::kLegacy, layout_, facts, keep_alive, allocator);
+  return Emit<DLManagedTensor>(kind_, ExportKind::kLegacy, layout_,
+                               FactsOf(device_, flags_, data_, byteOffset_), keep_alive, allocator);
 }
 
 }  // namespace dlbridge

@@ -23,6 +23,11 @@ struct ExportFacts {
   uint64_t flags = 0;        ///< What a versioned export publishes.
   void* data = nullptr;      ///< Element zero's address (see EXP-17); null without elements.
   uint64_t byte_offset = 0;  ///< 0, or the layout's for keep_byte_offset and handles.
+  /// The export's fast path proved it (RecogniseExport: host memory with elements), with this
+  /// span: the block then keeps what it wrote for import to recognise (see RT-6).
+  bool proven = false;
+  ByteSpan span;
+  uintptr_t first = 0;  ///< The first reachable byte's address (proven exports).
 };
 
 // ---- The predicates ----

@@ -2,6 +2,7 @@
 #include "dlbridge/from_dlpack.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -13,6 +14,7 @@
 #include "dlbridge/error.h"
 #include "dlpack/dlpack_fast_paths.h"
 #include "dlpack/dlpack_rules.h"
+#include "dlpack/export_internal.h"
 #include "dlpack/reexport_internal.h"
 #include "runtimes/runtime_internal.h"
 
@@ -241,15 +243,51 @@ template <class Managed>
   guard.managed = nullptr;
 }
 
+// RT-6: one of dlbridge's own exports, unchanged since (ExportBlock::Unchanged), is taken back:
+// described from what its export proved and wrote, its hold moved into `result` and its block
+// freed without the deleter. The import's options still apply, through the rules' predicates
+// (the flags a legacy tensor carries, require_writable: see IMP-15), and so does the device
+// table (a host type import describes: see DEV-1). False, with `result` still fresh but for its
+// inline storage, when anything differs: the import then runs as for any producer.
+template <class Managed>
+[[gnu::always_inline]] inline bool TakeBackOwnExport(Managed& managed,
+                                                     detail::ExportBlock<Managed>& block,
+                                                     const ImportOptions& options,
+                                                     Tensor& result) noexcept {
+  const detail::KeptExport* kept = block.Unchanged();
+  if (kept == nullptr) return false;
+  const DLTensor& t = managed.dl_tensor;
+  const uint64_t flags = ImportedFlagsOf(managed, options);
+  const DeviceTypeInfo* row = detail::DeviceRow(static_cast<int32_t>(t.device.device_type));
+  if (!detail::WritableAsRequired(flags, options.require_writable) || row == nullptr ||
+      row->import != DeviceImport::kSpace || row->space != MemorySpace::kHost) {
+    return false;
+  }
+  int64_t* dims = detail::LayoutAccess::Storage(result.layout, t.ndim);
+  if (dims == nullptr) return false;
+  std::memcpy(dims, kept + 1, sizeof(int64_t) * 2 * static_cast<size_t>(t.ndim));
+  detail::LayoutAccess::SetInline(result.layout, t.dtype, t.ndim,
+                                  static_cast<uint64_t>(-kept->span.low), kept->span);
+  result.device = detail::ImportedDevice(*row, t.device);
+  result.flags = flags;
+  detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(kept->first),
+                                     kept->span.bytes, MemorySpace::kHost);
+  return detail::TakeBackExport(&block, result.descriptor);
+}
+
 template <class Managed>
 Tensor Import(const char* where, Managed* managed, const ImportOptions& options) {
   Tensor result;
-  if (managed != nullptr && detail::FastPathsOn() && TryFastImport(*managed, options, result)) {
-    // IMP-1 as in ImportFully: the deleter becomes the release; IMP-3: or none.
-    if (managed->deleter != nullptr) {
-      detail::DescriptorAccess::Arm(result.descriptor, kImportRelease<Managed>, managed);
+  if (managed != nullptr && detail::FastPathsOn()) {
+    if (detail::ExportBlock<Managed>* block = detail::OwnExport(*managed)) {
+      if (TakeBackOwnExport(*managed, *block, options, result)) return result;
+    } else if (TryFastImport(*managed, options, result)) {
+      // IMP-1 as in ImportFully: the deleter becomes the release; IMP-3: or none.
+      if (managed->deleter != nullptr) {
+        detail::DescriptorAccess::Arm(result.descriptor, kImportRelease<Managed>, managed);
+      }
+      return result;
     }
-    return result;
   }
   ImportFully(where, managed, options, result);
   return result;

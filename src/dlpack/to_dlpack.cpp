@@ -81,15 +81,25 @@ const DeviceTypeInfo* const kHostDefaultRow = FindDeviceType(DefaultDeviceType(M
 
 }  // namespace
 
-// The checks of both exports.
-ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
-                        bool legacy) {
-  // The common export (issue 17) is recognised by the rules' own predicates (RecogniseExport).
+namespace {
+
+// The checks of both exports, inline in ToDLPack*: the common export (issue 17) is recognised by
+// the rules' own predicates (RecogniseExport), anything else checked fully out of line.
+[[gnu::always_inline]] inline ExportFacts CheckExportInline(const char* where, const Tensor& tensor,
+                                                            const ExportOptions& options,
+                                                            bool legacy) {
   ExportFacts facts;
   if (FastPathsOn() && RecogniseExport(tensor, legacy, options, kHostDefaultRow, &facts)) {
     return facts;
   }
   return CheckExportFully(where, tensor, options, legacy);
+}
+
+}  // namespace
+
+ExportFacts CheckExport(const char* where, const Tensor& tensor, const ExportOptions& options,
+                        bool legacy) {
+  return CheckExportInline(where, tensor, options, legacy);
 }
 
 namespace {
@@ -154,9 +164,10 @@ Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options)
 
   // Prepare, then emit with the tensor's hold moved in (what ExportPlan does with a
   // keep-alive of the caller's).
-  const detail::ExportFacts facts = detail::CheckExport(where, tensor, options, kLegacy);
+  const detail::ExportFacts facts = detail::CheckExportInline(where, tensor, options, kLegacy);
   // LT-6: the one allocation of the export.
-  void* memory = detail::AllocateExport<Managed>(where, tensor.layout.Ndim(), ExportAllocator{});
+  const detail::ExportMemory memory =
+      detail::AllocateExport<Managed>(where, tensor.layout.Ndim(), ExportAllocator{});
   // EXP-11: nothing below can fail; the hold moves only once the export is certain.
   if (detail::DescriptorAccess::HoldsOwner(descriptor)) {  // EXP-2: the block keeps the owner
     std::shared_ptr<const void> owner = detail::DescriptorAccess::TakeOwner(descriptor);
