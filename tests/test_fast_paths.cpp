@@ -358,3 +358,229 @@ TEST_CASE("RT-5 the span a layout keeps follows every way the layout is built or
     CHECK_FALSE(ExportsOver(arrays, bytes - 1));
   }
 }
+
+// ---- RT-6: an own export taken back ----
+
+namespace {
+
+template <class M>
+M* ExportAs(dlbridge::Tensor&& t, const dlbridge::ExportOptions& options = {}) {
+  if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
+    return dlbridge::ToDLPackVersioned(std::move(t), options);
+  } else {
+    return dlbridge::ToDLPack(std::move(t), options);
+  }
+}
+
+// What a holder of an own export may change before handing it to import: each changes the
+// managed tensor in place (shape and strides in the block's public copy), or nothing.
+enum class Tamper {
+  kNone,
+  kExtent,
+  kStride,
+  kNdim,
+  kDtype,
+  kData,
+  kOffset,
+  kDevice,
+  kFlags,
+  kVersion,
+  kShapeElsewhere,
+  kStridesElsewhere,
+  kCount
+};
+
+// Whether it changed anything (a 0-d tensor has no extent to change, a legacy one no flags).
+template <class M>
+bool Apply(Tamper what, M* m, std::vector<int64_t>& elsewhere) {
+  DLTensor& t = m->dl_tensor;
+  const int last = t.ndim - 1;
+  constexpr bool kVersioned = std::is_same_v<M, DLManagedTensorVersioned>;
+  const bool dims = t.ndim > 0;
+  switch (what) {
+    case Tamper::kExtent:
+      if (dims) t.shape[last] += 1;
+      return dims;
+    case Tamper::kStride:
+      if (dims) t.strides[0] = -t.strides[0] - 1;
+      return dims;
+    case Tamper::kNdim: t.ndim = dims ? last : 1; return true;
+    case Tamper::kDtype:
+      t.dtype.bits = static_cast<uint8_t>(t.dtype.bits == 8 ? 16 : 8);
+      return true;
+    case Tamper::kData: t.data = static_cast<char*>(t.data) + 4; return true;
+    case Tamper::kOffset: t.byte_offset += 4; return true;
+    case Tamper::kDevice: {
+      const bool differs = t.device.device_type != kDLCUDAHost || t.device.device_id != 0;
+      t.device = DLDevice{kDLCUDAHost, 0};
+      return differs;
+    }
+    case Tamper::kFlags:
+      if constexpr (kVersioned) m->flags ^= DLPACK_FLAG_BITMASK_READ_ONLY;
+      return kVersioned;
+    case Tamper::kVersion:
+      if constexpr (kVersioned) m->version.minor += 1;
+      return kVersioned;
+    case Tamper::kShapeElsewhere:  // the same values, in the holder's memory
+      if (dims) {
+        elsewhere.assign(t.shape, t.shape + t.ndim);
+        t.shape = elsewhere.data();
+      }
+      return dims;
+    case Tamper::kStridesElsewhere:
+      if (dims) {
+        elsewhere.assign(t.strides, t.strides + t.ndim);
+        t.strides = elsewhere.data();
+      }
+      return dims;
+    default: return false;
+  }
+}
+
+// Own exports of a drawn tensor, changed (or not) by a holder, then imported twice over: with
+// the fast paths on (RT-6 may take it back) and off (the full way). Both must describe the
+// same tensor or give the same error, each hold's release must run once, and only an unchanged
+// export with a hold is taken back.
+template <class M>
+void TakeBackAgrees(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Buffer buffer;
+  int takenBack = 0;
+  int changed = 0;
+  for (int i = 0; i < 3000; ++i) {
+    ReleaseCounter counter;
+    const uint64_t state = rng();
+    std::mt19937_64 twin(state);
+    dlbridge::Tensor a;
+    if (!DrawExport(twin, buffer, counter, &a)) continue;
+    dlbridge::Tensor b;
+    twin.seed(state);
+    DrawExport(twin, buffer, counter, &b);
+    const int held = int(a.descriptor.HasOwnership()) + int(b.descriptor.HasOwnership());
+    dlbridge::ExportOptions exportOptions;
+    exportOptions.allow_unowned = true;
+    exportOptions.read_only = rng() % 6 == 0;
+    M* ma = nullptr;
+    M* mb = nullptr;
+    try {
+      ma = ExportAs<M>(std::move(a), exportOptions);
+      mb = ExportAs<M>(std::move(b), exportOptions);  // both with the fast paths on
+    } catch (const dlbridge::Error&) {
+      if (ma != nullptr) ma->deleter(ma);
+      a = dlbridge::Tensor();
+      b = dlbridge::Tensor();
+      CHECK(counter.calls == held);
+      continue;
+    }
+    const auto what = rng() % 3 == 0
+                          ? Tamper::kNone
+                          : static_cast<Tamper>(rng() % static_cast<uint64_t>(Tamper::kCount));
+    std::vector<int64_t> elsewhereA;
+    std::vector<int64_t> elsewhereB;
+    const bool changes = Apply(what, ma, elsewhereA);
+    Apply(what, mb, elsewhereB);
+    dlbridge::ImportOptions importOptions;
+    importOptions.verify_device = dlbridge::DeviceVerification::kOff;
+    importOptions.require_writable = rng() % 6 == 0;
+    importOptions.legacy_read_only = rng() % 4 == 0;
+    std::string fast;
+    bool back = false;
+    try {
+      dlbridge::Tensor t = dlbridge::FromDLPack(ma, importOptions);
+      back = t.descriptor.GetRelease() == &ReleaseCounter::Release;
+      fast = Describe(t);
+    } catch (const dlbridge::Error& e) {
+      fast = ErrorText(e);
+    }
+    std::string full;
+    {
+      FastPathsOff off;
+      try {
+        full = Describe(dlbridge::FromDLPack(mb, importOptions));
+      } catch (const dlbridge::Error& e) {
+        full = ErrorText(e);
+      }
+    }
+    CAPTURE(i);
+    CAPTURE(static_cast<int>(what));
+    CHECK(fast == full);
+    CHECK(counter.calls == held);    // every import dropped or failed: each hold released once
+    CHECK_FALSE((back && changes));  // a changed export is never taken back
+    takenBack += back;
+    changed += changes && fast.rfind("error", 0) != 0;
+  }
+  CHECK(takenBack > 30);  // the matrix reaches the taking back, not only its refusals
+  CHECK(changed > 100);   // and changed exports that import still accepts, the full way
+}
+
+}  // namespace
+
+TEST_CASE("RT-6 an own export changed by its holder is imported as with the fast paths off") {
+  SUBCASE("versioned") { TakeBackAgrees<DLManagedTensorVersioned>(22); }
+  SUBCASE("legacy") { TakeBackAgrees<DLManagedTensor>(23); }
+}
+
+TEST_CASE_TEMPLATE("RT-6 an own export imported unchanged is taken back with its hold", M,
+                   DLManagedTensorVersioned, DLManagedTensor) {
+  Buffer buffer;
+  SUBCASE("a release: the import holds it, not the export block") {
+    ReleaseCounter counter;
+    M* m = ExportAs<M>(HostTensor(buffer, counter, F32({3, 5}, {-5, 1}, 40)));
+    dlbridge::Tensor t = dlbridge::FromDLPack(m);
+    CHECK((t.descriptor.GetRelease() == &ReleaseCounter::Release));
+    CHECK(t.descriptor.GetReleaseContext() == &counter);
+    // As the full import describes it: the reachable bytes, element zero 40 bytes in.
+    CHECK(t.descriptor.GetPointer() == buffer.Address());
+    CHECK(t.descriptor.GetSizeInBytes() == 60);
+    CHECK(t.layout.ByteOffset() == 40);
+    CHECK(t.layout.Strides()[0] == -5);
+    CHECK(counter.calls == 0);
+    t = dlbridge::Tensor();
+    CHECK(counter.calls == 1);
+  }
+  SUBCASE("an owner: the same reference comes back") {
+    auto owner = std::make_shared<int>(7);
+    dlbridge::Tensor source;
+    source.descriptor.Set(buffer.Address(), 64, "host");
+    source.descriptor.SetOwner(owner);
+    source.layout = F32({4, 4});
+    M* m = ExportAs<M>(std::move(source));
+    CHECK(owner.use_count() == 2);
+    dlbridge::Tensor t = dlbridge::FromDLPack(m);
+    CHECK(t.descriptor.GetOwner() == owner);
+    t = dlbridge::Tensor();
+    CHECK(owner.use_count() == 1);
+  }
+  SUBCASE("no hold (allow_unowned): the import holds the block, as for any producer") {
+    dlbridge::Tensor source;
+    source.descriptor.Set(buffer.Address(), 64, "host");
+    source.layout = F32({16});
+    dlbridge::ExportOptions options;
+    options.allow_unowned = true;
+    M* m = ExportAs<M>(std::move(source), options);
+    dlbridge::Tensor t = dlbridge::FromDLPack(m);
+    CHECK(t.descriptor.HasOwnership());
+    CHECK(t.descriptor.GetReleaseContext() == m);
+  }
+  SUBCASE("the fast paths off: the import holds the block") {
+    ReleaseCounter counter;
+    M* m = ExportAs<M>(HostTensor(buffer, counter, F32({2, 3})));
+    FastPathsOff off;
+    dlbridge::Tensor t = dlbridge::FromDLPack(m);
+    CHECK(t.descriptor.GetReleaseContext() == m);
+    t = dlbridge::Tensor();
+    CHECK(counter.calls == 1);
+  }
+  SUBCASE("require_writable still refuses a read-only export, and the hold is released") {
+    if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
+      ReleaseCounter counter;
+      dlbridge::ExportOptions readOnly;
+      readOnly.read_only = true;
+      M* m = ExportAs<M>(HostTensor(buffer, counter, F32({4})), readOnly);
+      dlbridge::ImportOptions writable;
+      writable.require_writable = true;
+      CHECK_THROWS_AS(dlbridge::FromDLPack(m, writable), dlbridge::Error);
+      CHECK(counter.calls == 1);
+    }
+  }
+}

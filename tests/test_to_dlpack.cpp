@@ -7,6 +7,7 @@
 #include "counting.h"
 #include "dlbridge/device_map.h"
 #include "dlbridge/export_plan.h"
+#include "dlbridge/testing.h"
 
 using dlbridge::ErrorCode;
 using dlbridge::ExportOptions;
@@ -479,4 +480,45 @@ TEST_CASE("MD-15 a MemorySpace value outside the enum is refused by SetMemorySpa
     d.SetMemorySpace(space);
     CHECK(d.GetMemorySpaceKind() == space);
   }
+}
+
+// LT-8: the spare export block serves one live export at a time, and is what the next export
+// gets once a deleter (or an import taking its export back: RT-6) has given it back.
+TEST_CASE("LT-8 the spare export block is reused, never shared by two live exports") {
+  Buffer buf;
+  ReleaseCounter c;
+  DLManagedTensorVersioned* a = dlbridge::ToDLPackVersioned(HostTensor(buf, c, F32({2, 3})));
+  a->deleter(a);
+  DLManagedTensorVersioned* b = dlbridge::ToDLPackVersioned(HostTensor(buf, c, F32({4})));
+  DLManagedTensorVersioned* d = dlbridge::ToDLPackVersioned(HostTensor(buf, c, F32({5, 1, 2})));
+  if (dlbridge::testing::SpareExportBlock()) {
+    CHECK(b == a);  // the block a's deleter gave back
+  }
+  CHECK(b != d);
+  // Writing d changed nothing of b.
+  REQUIRE(b->dl_tensor.ndim == 1);
+  CHECK(b->dl_tensor.shape[0] == 4);
+  CHECK(b->dl_tensor.strides[0] == 1);
+  REQUIRE(d->dl_tensor.ndim == 3);
+  CHECK(d->dl_tensor.shape[0] == 5);
+  CHECK(d->dl_tensor.strides[0] == 2);
+  b->deleter(b);
+  // An import that takes its export back gives the block back too.
+  dlbridge::Tensor back = dlbridge::FromDLPack(d);
+  DLManagedTensorVersioned* e = dlbridge::ToDLPackVersioned(std::move(back));
+  if (dlbridge::testing::SpareExportBlock()) {
+    CHECK(e == d);
+  }
+  CHECK(e->dl_tensor.ndim == 3);
+  CHECK(e->dl_tensor.shape[2] == 2);
+  e->deleter(e);
+  // Nine dimensions: a block of its own size, never the spare; a legacy block fits the spare.
+  DLManagedTensor* legacy = dlbridge::ToDLPack(HostTensor(buf, c, F32({2, 2})));
+  DLManagedTensorVersioned* nine =
+      dlbridge::ToDLPackVersioned(HostTensor(buf, c, F32({1, 1, 1, 1, 1, 1, 1, 2, 2})));
+  CHECK(static_cast<void*>(nine) != static_cast<void*>(legacy));
+  CHECK(nine->dl_tensor.shape[8] == 2);
+  nine->deleter(nine);
+  legacy->deleter(legacy);
+  CHECK(c.calls == 5);  // a, b, d (taken back as e), legacy, nine
 }

@@ -53,7 +53,7 @@ struct KeptExport {
   uintptr_t first;
 };
 
-/// The spare export block (issue 33): blocks of the default allocator for up to kSpareDims
+/// LT-8, the spare export block (issue 33): blocks of the default allocator for up to kSpareDims
 /// dimensions are all kSpareBytes, and the last one freed is kept, one for the whole process,
 /// for the next export to take instead of calling malloc (taken and given back with one atomic
 /// operation each: std::malloc and std::free were a third of a round trip). Off in ledger
@@ -259,9 +259,9 @@ Managed* FillExport(ExportMemory memory, const ExportFacts& facts, const TensorL
   t.strides = ndim > 0 ? dims + ndim : nullptr;
   if (facts.proven && allocator.deallocate == nullptr &&
       (owner != nullptr || keep_alive.release != nullptr)) {
-    // See RT-6: what was written, for import to recognise (the default allocator's blocks only:
-    // AllocateExport made room; a block without a hold has none to give back); shape and
-    // strides to both copies in one pass.
+    // What was written, for import to recognise (see RT-6): the default allocator's blocks only
+    // (AllocateExport made room), and only with a hold (a block without one has none to give
+    // back); shape and strides to both copies in one pass.
     block->kept_ndim = ndim;
     KeptExport* kept = block->Kept();
     kept->shown = t;

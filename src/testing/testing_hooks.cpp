@@ -7,6 +7,7 @@
 #include "dlbridge/testing.h"
 #include "dlpack/checker_internal.h"
 #include "dlpack/dlpack_fast_paths.h"
+#include "dlpack/export_internal.h"
 #include "runtimes/runtime_backend_internal.h"
 #include "runtimes/runtime_internal.h"
 
@@ -64,6 +65,8 @@ void SetFakeRuntime(GpuRuntime runtime, const FakeRuntime* fake) noexcept {
 }
 
 void SetFastPaths(bool on) noexcept { detail::g_fast_paths.store(on); }
+
+bool SpareExportBlock() noexcept { return detail::kSpareBlock; }
 
 std::vector<Finding> CheckWithDeviceRow(const DLManagedTensorVersioned& managed,
                                         const DeviceTypeInfo& row) {

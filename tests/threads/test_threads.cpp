@@ -339,3 +339,37 @@ TEST_CASE("THR-7 racing second deleter calls: the ledger lets exactly one free t
   CHECK(dlbridge::GetLedgerCounts().double_deletes == kExports);
   dlbridge::ClearDoubleDeleteReports();
 }
+
+// LT-8: one spare block for the whole process, taken and given back by exports and deleters on
+// every thread at once: each export still reads back exactly what it was made with.
+TEST_CASE("LT-8 the spare export block passes between threads without two exports sharing it") {
+  Buffer buf;
+  AtomicCounter counter;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; ++k) {
+    threads.emplace_back([&, k] {
+      for (int i = 0; i < kPerThread; ++i) {
+        const int64_t rows = 1 + (k + i) % 6;
+        DLManagedTensorVersioned* m = dlbridge::ToDLPackVersioned(AtomicTensor(buf, counter, i));
+        DLManagedTensorVersioned* n = dlbridge::ToDLPackVersioned([&] {
+          Tensor t;
+          t.descriptor.Set(buf.Address(), 4096, "host");
+          t.descriptor.SetRelease(&AtomicCounter::Release, &counter);
+          t.layout = F32({rows, 3});
+          return t;
+        }());
+        if (m == n || m->dl_tensor.shape[0] != 1 + i % 7 || m->dl_tensor.shape[1] != 1 + i % 5 ||
+            n->dl_tensor.shape[0] != rows || n->dl_tensor.strides[0] != 3) {
+          wrong.fetch_add(1);
+        }
+        m->deleter(m);
+        Tensor back = dlbridge::FromDLPack(n);  // RT-6: gives the block back from here
+        if (back.layout.Shape()[0] != rows) wrong.fetch_add(1);
+      }
+    });
+  }
+  JoinAll(threads);
+  CHECK(wrong.load() == 0);
+  CHECK(counter.calls.load() == 8 * kPerThread);
+}

@@ -55,6 +55,9 @@ DLBRIDGE_API void SetFakeRuntime(GpuRuntime runtime, const FakeRuntime* fake) no
 /// error (spec/validation.md RT-5). Defined in src/dlpack/dlpack_rules.cpp; not for concurrent use.
 DLBRIDGE_API void SetFastPaths(bool on) noexcept;
 
+/// Whether this build keeps a spare export block (see LT-8): not in ledger or ASan builds.
+DLBRIDGE_API bool SpareExportBlock() noexcept;
+
 /// CheckDLPack's tensor checks of `managed` (not its version, flags or deleter) with `row` in
 /// place of the device table's row for its device type, in the checks that read the row's facts
 /// (alignment, byte_offset and address range: only for `address_arithmetic` rows), so that a
