@@ -102,10 +102,15 @@ void Measure(const std::string& name, Body&& body) {
 }
 
 size_t BlockBytes(int ndim) {
-  // The export block: the managed struct, release, context, deallocate, an owner reference,
-  // then shape and strides (src/dlpack/export_internal.h). The size is what the floor allocates.
-  return sizeof(DLManagedTensorVersioned) + 3 * sizeof(void*) + sizeof(std::shared_ptr<void>) +
-         2 * sizeof(int64_t) * static_cast<size_t>(ndim);
+  // The export block: the managed struct, release, context, deallocate, an owner reference, the
+  // record's ndim and the spare flag, then shape and strides; up to 8 dimensions, every block
+  // has the 8-dimension size and room for the record (a DLTensor, flags, the span and the first
+  // byte) and its private shape and strides (src/dlpack/export_internal.h, LT-8, RT-6). The
+  // size is what the floor allocates.
+  const size_t header =
+      sizeof(DLManagedTensorVersioned) + 3 * sizeof(void*) + sizeof(std::shared_ptr<void>) + 8;
+  if (ndim > 8) return header + 2 * sizeof(int64_t) * static_cast<size_t>(ndim);
+  return header + sizeof(DLTensor) + 8 + 4 * 8 + 4 * sizeof(int64_t) * 8;
 }
 
 void Floor(const std::string& suffix, int ndim) {

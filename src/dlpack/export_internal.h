@@ -70,6 +70,14 @@ inline constexpr bool kSpareBlock = false;
 inline constexpr bool kSpareBlock = true;
 #endif
 inline constexpr int32_t kSpareDims = TensorLayout::kInlineDims;
+
+/// Whether an export block from `allocator` for `ndim` dimensions has room for a record
+/// (KeptExport, see RT-6): the default allocator's, for up to kSpareDims dimensions (a layout
+/// that large is copied, checked and compared dimension by dimension: the record would cost
+/// more than the full import it saves).
+inline bool RoomForRecord(const ExportAllocator& allocator, int32_t ndim) noexcept {
+  return allocator.deallocate == nullptr && ndim <= kSpareDims;
+}
 inline std::atomic<void*> g_spare_block{nullptr};
 
 /// Frees an export block: into the spare slot when it is `spare_sized` and the slot is empty,
@@ -200,12 +208,13 @@ struct ExportMemory {
 /// kept then.
 template <class Managed>
 ExportMemory AllocateExport(const char* where, int32_t ndim, const ExportAllocator& allocator) {
-  // The default allocator's blocks keep the layout for import's recognition (see RT-6); a caller's
-  // allocator (Python's pool) gets the public part only.
-  const size_t dims = static_cast<size_t>(ndim) * (allocator.deallocate != nullptr ? 2 : 4);
-  const size_t bytes = sizeof(ExportBlock<Managed>) + sizeof(int64_t) * dims +
-                       (allocator.deallocate != nullptr ? 0 : sizeof(KeptExport));
-  if (kSpareBlock && allocator.allocate == nullptr && ndim <= kSpareDims) {
+  // Room for the record where it is kept (see RT-6); a caller's allocator (Python's pool) and
+  // larger layouts get the public part only.
+  const bool room = RoomForRecord(allocator, ndim);
+  const size_t bytes = sizeof(ExportBlock<Managed>) +
+                       sizeof(int64_t) * static_cast<size_t>(ndim) * (room ? 4 : 2) +
+                       (room ? sizeof(KeptExport) : 0);
+  if (kSpareBlock && room) {
     void* memory = nullptr;
     if (g_spare_block.load(std::memory_order_relaxed) != nullptr) {
       memory = g_spare_block.exchange(nullptr, std::memory_order_acquire);
@@ -257,11 +266,11 @@ Managed* FillExport(ExportMemory memory, const ExportFacts& facts, const TensorL
   // EXP-5: strides always written out.
   t.shape = ndim > 0 ? dims : nullptr;
   t.strides = ndim > 0 ? dims + ndim : nullptr;
-  if (facts.proven && allocator.deallocate == nullptr &&
+  if (facts.proven && RoomForRecord(allocator, ndim) &&
       (owner != nullptr || keep_alive.release != nullptr)) {
-    // What was written, for import to recognise (see RT-6): the default allocator's blocks only
-    // (AllocateExport made room), and only with a hold (a block without one has none to give
-    // back); shape and strides to both copies in one pass.
+    // What was written, for import to recognise (see RT-6), where AllocateExport made room, and
+    // only with a hold (a block without one has none to give back); shape and strides to both
+    // copies in one pass.
     block->kept_ndim = ndim;
     KeptExport* kept = block->Kept();
     kept->shown = t;
