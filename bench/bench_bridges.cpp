@@ -35,6 +35,18 @@
 #include <dlbridge/viskores.h>
 #include <viskores/cont/ArrayHandleBasic.h>
 #endif
+#ifdef DLBRIDGE_BENCH_BRIDGE_MDSPAN
+#if defined(__has_include) && __has_include(<mdspan>)
+#include <mdspan>
+#endif
+#ifdef __cpp_lib_mdspan
+namespace md = std;
+#else
+#include <mdspan/mdspan.hpp>
+namespace md = Kokkos;
+#endif
+#include <dlbridge/mdspan.h>
+#endif
 
 namespace dlbridge_bench {
 namespace {
@@ -185,6 +197,30 @@ void BM_ViskoresExchange(benchmark::State& state) {
 }
 #endif
 
+#ifdef DLBRIDGE_BENCH_BRIDGE_MDSPAN
+using MdMatrix = md::mdspan<float, md::dextents<std::size_t, 2>>;  // row-major, as the others
+
+void BM_MdspanFloor(benchmark::State& state) {
+  Values values;
+  for (auto _ : state) {
+    MdMatrix view(values.data, kRows, kCols);
+    benchmark::DoNotOptimize(view.data_handle());
+  }
+}
+
+void BM_MdspanExchange(benchmark::State& state) {
+  Values values;
+  const MdMatrix source(values.data, kRows, kCols);
+  for (auto _ : state) {
+    dlbridge::Tensor imported =
+        ThroughDLPack(dlbridge::mdspan::ToTensor(source, CountedOwner(values)));
+    MdMatrix view = dlbridge::mdspan::View<MdMatrix>(imported);
+    benchmark::DoNotOptimize(view.data_handle());
+  }
+  CheckDrops(state, values);
+}
+#endif
+
 }  // namespace
 
 void RegisterBridgeBenchmarks() {
@@ -208,6 +244,10 @@ void RegisterBridgeBenchmarks() {
 #ifdef DLBRIDGE_BENCH_BRIDGE_VISKORES
   RegisterBenchmark("Bridge/viskores/floor", BM_ViskoresFloor);
   RegisterBenchmark("Bridge/viskores/exchange", BM_ViskoresExchange);
+#endif
+#ifdef DLBRIDGE_BENCH_BRIDGE_MDSPAN
+  RegisterBenchmark("Bridge/mdspan/floor", BM_MdspanFloor);
+  RegisterBenchmark("Bridge/mdspan/exchange", BM_MdspanExchange);
 #endif
 }
 

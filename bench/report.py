@@ -140,7 +140,7 @@ def build(runs):
         t.row(f"RoundTripBytes/bytes:{size}", f"Memcpy/bytes:{size}")
     t.section("Bridges: an exchange through each bridge beside the framework's own view of "
               "the same memory (information: the bridge's overhead as a number)")
-    for bridge in ("eigen", "opencv", "vtk", "torch", "viskores"):
+    for bridge in ("eigen", "opencv", "vtk", "torch", "viskores", "mdspan"):
         t.row(f"Bridge/{bridge}/exchange", f"Bridge/{bridge}/floor")
         t.row(f"Bridge/{bridge}/exchange", "RoundTrip/owner/ndim:1")
     t.section("libtorch's own DLPack exchange (information)")

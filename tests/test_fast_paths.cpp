@@ -399,16 +399,18 @@ bool Apply(Tamper what, M* m, std::vector<int64_t>& elsewhere) {
   const bool dims = t.ndim > 0;
   switch (what) {
     case Tamper::kExtent:
-      if (dims) t.shape[last] += 1;
+      if (dims) t.shape[last] ^= 1;  // no overflow, whatever the value
       return dims;
     case Tamper::kStride:
-      if (dims) t.strides[0] = -t.strides[0] - 1;
+      if (dims) t.strides[0] ^= 1;
       return dims;
     case Tamper::kNdim: t.ndim = dims ? last : 1; return true;
     case Tamper::kDtype:
       t.dtype.bits = static_cast<uint8_t>(t.dtype.bits == 8 ? 16 : 8);
       return true;
-    case Tamper::kData: t.data = static_cast<char*>(t.data) + 4; return true;
+    case Tamper::kData:  // by address: a tensor without elements may have NULL data
+      t.data = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(t.data) + 4);
+      return true;
     case Tamper::kOffset: t.byte_offset += 4; return true;
     case Tamper::kDevice: {
       const bool differs = t.device.device_type != kDLCUDAHost || t.device.device_id != 0;
