@@ -109,26 +109,32 @@ TEST_CASE_TEMPLATE("RT-3 a changed or cross-type re-export wraps, and still rele
     CHECK(h.deletes == 1);
   }
   SUBCASE("other struct type") {
-    DLManagedTensorVersioned* first = dlbridge::ToDLPackVersioned(HostTensor(buf, c, F32({4})));
-    Tensor imported = dlbridge::FromDLPack(first);
+    Versioned h(buf.bytes, {4});  // another producer's (RT-6 takes our own back)
+    Tensor imported = dlbridge::FromDLPack(&h.managed);
     DLManagedTensor* legacy = dlbridge::ToDLPack(std::move(imported));
-    CHECK(static_cast<void*>(legacy) != static_cast<void*>(first));
+    CHECK(static_cast<void*>(legacy) != static_cast<void*>(&h.managed));
+    CHECK(legacy->manager_ctx == &h.managed);  // wrapped: the release context is the original
     Tensor again = dlbridge::FromDLPack(legacy);
+    // The wrapper is ours, unchanged: RT-6 takes it back, its hold being the import of the
+    // original, and RT-2 then hands the original back: no chain of wrappers.
     DLManagedTensorVersioned* back = dlbridge::ToDLPackVersioned(std::move(again));
+    CHECK(back == &h.managed);
+    CHECK(h.deletes == 0);
     back->deleter(back);
-    CHECK(c.calls == 1);
+    CHECK(h.deletes == 1);
   }
   SUBCASE("read-only asked on re-export") {
     if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
-      M* first = Export<M>(HostTensor(buf, c, F32({4})));
-      Tensor imported = dlbridge::FromDLPack(first);
+      HandBuilt<M> h(buf.bytes, {4});
+      Tensor imported = dlbridge::FromDLPack(&h.managed);
       dlbridge::ExportOptions ro;
       ro.read_only = true;
       M* again = Export<M>(std::move(imported), ro);
-      CHECK(again != first);
+      CHECK(again != &h.managed);
+      CHECK(again->manager_ctx == &h.managed);
       CHECK(again->flags == DLPACK_FLAG_BITMASK_READ_ONLY);
       again->deleter(again);
-      CHECK(c.calls == 1);
+      CHECK(h.deletes == 1);
     }
   }
 }

@@ -522,3 +522,23 @@ TEST_CASE("LT-8 the spare export block is reused, never shared by two live expor
   legacy->deleter(legacy);
   CHECK(c.calls == 5);  // a, b, d (taken back as e), legacy, nine
 }
+
+TEST_CASE("LT-8 the last block given back waits, and a second deleter call on it is ignored") {
+  if (!dlbridge::testing::SpareExportBlock()) {
+    MESSAGE("this build keeps no spare export block (ledger or ASan)");
+    return;
+  }
+  Buffer buf;
+  ReleaseCounter c;
+  DLManagedTensorVersioned* a = dlbridge::ToDLPackVersioned(HostTensor(buf, c, F32({2})));
+  DLManagedTensorVersioned* b = dlbridge::ToDLPackVersioned(HostTensor(buf, c, F32({3})));
+  a->deleter(a);
+  b->deleter(b);  // displaces a's block (freed)
+  b->deleter(b);  // a second call, on the waiting block: ignored
+  CHECK(c.calls == 2);
+  DLManagedTensorVersioned* n = dlbridge::ToDLPackVersioned(HostTensor(buf, c, F32({4})));
+  CHECK(n == b);
+  CHECK(n->dl_tensor.shape[0] == 4);
+  n->deleter(n);
+  CHECK(c.calls == 3);
+}

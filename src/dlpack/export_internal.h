@@ -80,17 +80,25 @@ inline bool RoomForRecord(const ExportAllocator& allocator, int32_t ndim) noexce
 }
 inline std::atomic<void*> g_spare_block{nullptr};
 
-/// Frees an export block: into the spare slot when it is `spare_sized` and the slot is empty,
-/// else through the ledger (std::free outside ledger builds; see LED-6).
+/// Frees an export block: a `spare_sized` one becomes the spare and the block it displaces is
+/// freed (the last one given back waits: it is the most likely in cache); any other through
+/// the ledger (std::free outside ledger builds; see LED-6).
 inline void FreeExportBlock(void* block, bool spare_sized, bool legacy) noexcept {
   if constexpr (kSpareBlock) {
-    void* empty = nullptr;
-    if (spare_sized && g_spare_block.compare_exchange_strong(
-                           empty, block, std::memory_order_release, std::memory_order_relaxed)) {
+    if (spare_sized) {
+      void* displaced = g_spare_block.exchange(block, std::memory_order_acq_rel);
+      if (displaced != nullptr && displaced != block) std::free(displaced);  // no ledger here
       return;
     }
   }
   LedgerFreeExport(block, legacy);
+}
+
+/// Whether `block` waits in the spare slot: its export has ended, so a deleter call on it is a
+/// second one (ignored, as the ledger would: see LED-4). A block that another export has taken
+/// since cannot be told apart, as with memory malloc has handed out again.
+inline bool IsSpare(const void* block) noexcept {
+  return kSpareBlock && g_spare_block.load(std::memory_order_relaxed) == block;
 }
 
 /// Everything one export needs, in one block: the managed struct first (so the deleter's
@@ -134,9 +142,10 @@ struct ExportBlock {
   }
 
   // Reads only the block's own fields, never the DLTensor (a consumer may have changed it):
-  // EXP-12. Ledger builds first ask whether `self` is a live export: a second call returns.
+  // EXP-12. A second call returns: on the spare block (IsSpare), or wherever a ledger build
+  // finds `self` not a live export.
   static void Delete(Managed* self) {
-    if (self == nullptr) return;
+    if (self == nullptr || IsSpare(self)) return;
     if (!LedgerExportDeleting(self, std::is_same_v<Managed, DLManagedTensor>)) return;
     auto* block = reinterpret_cast<ExportBlock*>(self);
     if (block->owner != nullptr) {
