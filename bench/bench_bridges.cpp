@@ -61,19 +61,19 @@ struct Values {
   int drops = 0;
 };
 
-std::shared_ptr<const void> CountedOwner(Values& values) {
+[[maybe_unused]] std::shared_ptr<const void> CountedOwner(Values& values) {
   return std::shared_ptr<const void>(
       &values, [](const void* v) { ++const_cast<Values*>(static_cast<const Values*>(v))->drops; });
 }
 
-void CheckDrops(benchmark::State& state, const Values& values) {
+[[maybe_unused]] void CheckDrops(benchmark::State& state, const Values& values) {
   if (values.drops != static_cast<int>(state.iterations())) {
     state.SkipWithError("a hold did not drop exactly once per exchange");
   }
 }
 
 // A tensor over `values` of `shape`, held by the counted owner: where the framework adopts.
-dlbridge::Tensor OwnedTensor(Values& values, std::initializer_list<int64_t> shape) {
+[[maybe_unused]] dlbridge::Tensor OwnedTensor(Values& values, std::initializer_list<int64_t> shape) {
   dlbridge::Tensor t;
   t.descriptor.Set(values.data, sizeof values.data);
   t.descriptor.SetOwner(CountedOwner(values));
@@ -81,7 +81,7 @@ dlbridge::Tensor OwnedTensor(Values& values, std::initializer_list<int64_t> shap
   return t;
 }
 
-dlbridge::Tensor ThroughDLPack(dlbridge::Tensor&& tensor) {
+[[maybe_unused]] dlbridge::Tensor ThroughDLPack(dlbridge::Tensor&& tensor) {
   return dlbridge::FromDLPack(dlbridge::ToDLPackVersioned(std::move(tensor)));
 }
 

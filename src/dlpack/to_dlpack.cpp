@@ -64,6 +64,24 @@ DLDevice ResolveDevice(const char* where, const Tensor& tensor, const ExportOpti
 
 namespace detail {
 
+namespace {
+// Frees the thread's spare export block when the thread ends (see LT-8); a block given back
+// later on this thread (a deleter run by another thread_local's destructor) is freed at once.
+struct SpareCleaner {
+  ~SpareCleaner() {
+    t_spare.ended = true;
+    std::free(t_spare.block);
+    t_spare.block = nullptr;
+  }
+};
+}  // namespace
+
+void KeepSpareCleaner() noexcept {
+  static thread_local SpareCleaner cleaner;
+  (void)&cleaner;  // constructed here, once per thread, and destroyed when the thread ends
+  t_spare.cleaner = true;
+}
+
 void FailExportBlock(const char* where, const char* what) {
   Fail(ErrorCode::kOutOfMemory, std::string(where) + ": could not " + what + " the export block");
 }
