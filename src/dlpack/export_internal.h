@@ -158,9 +158,10 @@ struct ExportBlock {
   // EXP-12. A second call returns: on the spare block (IsSpare), or wherever a ledger build
   // finds `self` not a live export.
   static void Delete(Managed* self) {
-    if (self == nullptr || IsSpare(self)) return;
-    if (!LedgerExportDeleting(self, std::is_same_v<Managed, DLManagedTensor>)) return;
+    if (self == nullptr) return;
     auto* block = reinterpret_cast<ExportBlock*>(self);
+    if (block->spare_sized && IsSpare(block)) return;  // only such a block can be the spare
+    if (!LedgerExportDeleting(self, std::is_same_v<Managed, DLManagedTensor>)) return;
     if (block->owner != nullptr) {
       DeleteHeld(block);  // an owner reference to drop: out of line
       return;
