@@ -204,7 +204,8 @@ void BM_MdspanFloor(benchmark::State& state) {
   Values values;
   for (auto _ : state) {
     MdMatrix view(values.data, kRows, kCols);
-    benchmark::DoNotOptimize(view.data_handle());
+    float* data = view.data_handle();  // an lvalue: DoNotOptimize's const& form is deprecated
+    benchmark::DoNotOptimize(data);
   }
 }
 
@@ -215,7 +216,8 @@ void BM_MdspanExchange(benchmark::State& state) {
     dlbridge::Tensor imported =
         ThroughDLPack(dlbridge::mdspan::ToTensor(source, CountedOwner(values)));
     MdMatrix view = dlbridge::mdspan::View<MdMatrix>(imported);
-    benchmark::DoNotOptimize(view.data_handle());
+    float* data = view.data_handle();
+    benchmark::DoNotOptimize(data);
   }
   CheckDrops(state, values);
 }
