@@ -92,27 +92,26 @@ inline thread_local SpareSlot t_spare{nullptr, false, false};
 /// with a destructor, touched once per thread). In src/dlpack/to_dlpack.cpp.
 void KeepSpareCleaner() noexcept;
 
-/// Frees an export block: a `spare_sized` one becomes this thread's spare and the block it
-/// displaces is freed (the last one given back waits: it is the most likely in cache); any
-/// other through the ledger (std::free outside ledger builds; see LED-6).
-inline void FreeExportBlock(void* block, bool spare_sized, bool legacy) noexcept {
-  if constexpr (kSpareBlock) {
-    SpareSlot& spare = t_spare;
-    if (spare_sized && !spare.ended) {
-      void* displaced = spare.block;
-      spare.block = block;
-      if (displaced != nullptr && displaced != block) std::free(displaced);  // no ledger here
-      if (!spare.cleaner) KeepSpareCleaner();
-      return;
-    }
+/// The calling thread's spare slot when `block` is spare-sized (only such a block can become
+/// or be the spare), else nullptr: looked up once per deleter (a thread-local access).
+inline SpareSlot* SpareFor(bool spare_sized) noexcept {
+  if constexpr (kSpareBlock) return spare_sized ? &t_spare : nullptr;
+  return nullptr;
+}
+
+/// Frees an export block: with a slot (SpareFor), the block becomes this thread's spare and the
+/// one it displaces is freed (the last one given back waits: it is the most likely in cache);
+/// without, through the ledger (std::free outside ledger builds; see LED-6).
+inline void FreeExportBlock(void* block, SpareSlot* spare, bool legacy) noexcept {
+  if (kSpareBlock && spare != nullptr && !spare->ended) {
+    void* displaced = spare->block;
+    spare->block = block;
+    if (displaced != nullptr && displaced != block) std::free(displaced);  // no ledger here
+    if (!spare->cleaner) KeepSpareCleaner();
+    return;
   }
   LedgerFreeExport(block, legacy);
 }
-
-/// Whether `block` waits as this thread's spare: its export has ended, so a deleter call on it
-/// is a second one (ignored, as the ledger would: see LED-4). A block that another export has
-/// taken since cannot be told apart, as with memory malloc has handed out again.
-inline bool IsSpare(const void* block) noexcept { return kSpareBlock && t_spare.block == block; }
 
 /// Everything one export needs, in one block: the managed struct first (so the deleter's
 /// `self` is the block), then the keep-alive (a release or an owner reference) and how the
@@ -126,7 +125,7 @@ struct ExportBlock {
   void (*deallocate)(void* block, KeepAlive keep_alive);  // null: std::free, then release
   std::shared_ptr<const void> owner;
   int32_t kept_ndim;  // the KeptExport's ndim; -1: the block keeps none
-  bool spare_sized;   // kSpareBytes from std::malloc: may become the spare (FreeExportBlock)
+  bool spare_sized;   // kSpareBytes from std::malloc: may become the spare (SpareFor)
   // int64_t dims[2 * ndim] follow the block; then, with kept_ndim >= 0, the KeptExport and
   // int64_t private_dims[2 * kept_ndim].
 
@@ -155,15 +154,18 @@ struct ExportBlock {
   }
 
   // Reads only the block's own fields, never the DLTensor (a consumer may have changed it):
-  // EXP-12. A second call returns: on the spare block (IsSpare), or wherever a ledger build
+  // EXP-12. A second call returns: on the block waiting as this thread's spare (its export
+  // ended: ignored, as the ledger would, see LED-4; one that another export took since cannot
+  // be told apart, as with memory malloc has handed out again), or wherever a ledger build
   // finds `self` not a live export.
   static void Delete(Managed* self) {
     if (self == nullptr) return;
     auto* block = reinterpret_cast<ExportBlock*>(self);
-    if (block->spare_sized && IsSpare(block)) return;  // only such a block can be the spare
+    SpareSlot* const spare = SpareFor(block->spare_sized);
+    if (spare != nullptr && spare->block == block) return;
     if (!LedgerExportDeleting(self, std::is_same_v<Managed, DLManagedTensor>)) return;
     if (block->owner != nullptr) {
-      DeleteHeld(block);  // an owner reference to drop: out of line
+      DeleteHeld(block, spare);  // an owner reference to drop: out of line
       return;
     }
     // A release keep-alive (or none): nothing else to destroy.
@@ -174,22 +176,21 @@ struct ExportBlock {
       CallDeallocate(deallocate, block, KeepAlive{release, context});
       return;
     }
-    FreeExportBlock(block, block->spare_sized, std::is_same_v<Managed, DLManagedTensor>);
+    FreeExportBlock(block, spare, std::is_same_v<Managed, DLManagedTensor>);
     if (release != nullptr) CallRelease(release, context);
   }
 
   // Delete for a block that holds an owner reference.
-  [[gnu::noinline]] static void DeleteHeld(ExportBlock* block) noexcept {
+  [[gnu::noinline]] static void DeleteHeld(ExportBlock* block, SpareSlot* spare) noexcept {
     const ReleaseFunction release = block->release;
     void* const context = block->context;
     const auto deallocate = block->deallocate;
-    const bool spareSized = block->spare_sized;
     block->~ExportBlock();
     if (deallocate != nullptr) {  // frees the block, then drops the keep-alive
       CallDeallocate(deallocate, block, KeepAlive{release, context});
       return;
     }
-    FreeExportBlock(block, spareSized, std::is_same_v<Managed, DLManagedTensor>);
+    FreeExportBlock(block, spare, std::is_same_v<Managed, DLManagedTensor>);
     if (release != nullptr) CallRelease(release, context);
   }
 };
@@ -346,9 +347,9 @@ bool TakeBackExport(ExportBlock<Managed>* block, MemoryDescriptor& descriptor) n
   } else {
     DescriptorAccess::Arm(descriptor, block->release, block->context);
   }
-  const bool spareSized = block->spare_sized;
+  SpareSlot* const spare = SpareFor(block->spare_sized);
   block->~ExportBlock();
-  FreeExportBlock(block, spareSized, kLegacy);
+  FreeExportBlock(block, spare, kLegacy);
   return true;
 }
 
