@@ -18,15 +18,7 @@
 #include "dlbridge/callbacks.h"
 #include "dlbridge/dlpack_header.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DLBRIDGE_LEDGER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(DLBRIDGE_LEDGER_ASAN)
-#define DLBRIDGE_LEDGER_ASAN 1
-#endif
-#if defined(DLBRIDGE_LEDGER_ASAN)
+#if defined(DLBRIDGE_ASAN)  // ledger_internal.h
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -113,7 +105,7 @@ bool LedgerExportDeleting(const void* block, bool legacy) noexcept {
 // reads (m->deleter): dlbridge's own reads of a deleted export are still reported.
 template <class Managed>
 static void PoisonAllButDeleter(void* block, bool poison) noexcept {
-#if defined(DLBRIDGE_LEDGER_ASAN)
+#if defined(DLBRIDGE_ASAN)
   auto* bytes = static_cast<char*>(block);
   const size_t deleter = offsetof(Managed, deleter);
   const size_t after = deleter + sizeof(static_cast<Managed*>(nullptr)->deleter);

@@ -4,6 +4,17 @@
 
 #include <cstdlib>
 
+// DLBRIDGE_ASAN: this build runs under AddressSanitizer (GCC's __SANITIZE_ADDRESS__ or clang's
+// feature test): the ledger poisons its quarantine, and no export block is reused (see LT-8).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DLBRIDGE_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(DLBRIDGE_ASAN)
+#define DLBRIDGE_ASAN 1
+#endif
+
 namespace dlbridge {
 namespace detail {
 

@@ -38,6 +38,18 @@ struct FastImport {
   uintptr_t first = 0;                  ///< The first reachable byte's address.
 };
 
+/// The device row of a host type that import describes directly (no route, no runtime asked:
+/// see DEV-1) with a valid id (DeviceIdValid: see CONF-DEVICE-ID), or nullptr: the device
+/// condition of both import fast paths (RecogniseImport, and the taking back: see RT-6).
+[[gnu::always_inline]] inline const DeviceTypeInfo* HostImportRow(DLDevice device) noexcept {
+  const DeviceTypeInfo* row = DeviceRow(static_cast<int32_t>(device.device_type));
+  if (row == nullptr || row->import != DeviceImport::kSpace || row->space != MemorySpace::kHost ||
+      !DeviceIdValid(*row, device.device_id)) {
+    return nullptr;
+  }
+  return row;
+}
+
 /// The common import: a host tensor with elements, at most as many dimensions as
 /// `storage(ndim)` has room for (it returns where shape then strides are copied, or nullptr),
 /// that every import rule accepts, with the `flags` it carries (ImportedFlags), NULL
@@ -60,11 +72,8 @@ template <class Managed, class NullAllowed, class Storage>
       !WritableAsRequired(flags, require_writable)) {
     return false;
   }
-  const DeviceTypeInfo* row = DeviceRow(static_cast<int32_t>(t.device.device_type));
-  if (row == nullptr || row->import != DeviceImport::kSpace || row->space != MemorySpace::kHost ||
-      !DeviceIdValid(*row, t.device.device_id)) {
-    return false;
-  }
+  const DeviceTypeInfo* row = HostImportRow(t.device);
+  if (row == nullptr) return false;
   int64_t* dims = storage(t.ndim);
   ByteSpan span;
   int64_t start = 0;

@@ -59,12 +59,7 @@ struct KeptExport {
 /// exchange each way, which cost more time than malloc's own per-thread cache (the export took
 /// 30 ns instead of 21). Off in ledger builds (the quarantine must see every free: see LED-6)
 /// and under ASan (a reused block would hide a use after the deleter from it).
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DLBRIDGE_ASAN_BUILD 1
-#endif
-#endif
-#if defined(DLBRIDGE_LEDGER) || defined(__SANITIZE_ADDRESS__) || defined(DLBRIDGE_ASAN_BUILD)
+#if defined(DLBRIDGE_LEDGER) || defined(DLBRIDGE_ASAN)  // DLBRIDGE_ASAN: ledger_internal.h
 inline constexpr bool kSpareBlock = false;
 #else
 inline constexpr bool kSpareBlock = true;

@@ -258,11 +258,8 @@ template <class Managed>
   if (kept == nullptr) return false;
   const DLTensor& t = managed.dl_tensor;
   const uint64_t flags = ImportedFlagsOf(managed, options);
-  const DeviceTypeInfo* row = detail::DeviceRow(static_cast<int32_t>(t.device.device_type));
-  if (!detail::WritableAsRequired(flags, options.require_writable) || row == nullptr ||
-      row->import != DeviceImport::kSpace || row->space != MemorySpace::kHost) {
-    return false;
-  }
+  const DeviceTypeInfo* row = detail::HostImportRow(t.device);
+  if (row == nullptr || !detail::WritableAsRequired(flags, options.require_writable)) return false;
   int64_t* dims = detail::LayoutAccess::Storage(result.layout, t.ndim);
   if (dims == nullptr) return false;
   std::memcpy(dims, kept + 1, sizeof(int64_t) * 2 * static_cast<size_t>(t.ndim));
