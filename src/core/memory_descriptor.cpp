@@ -18,6 +18,13 @@ namespace {
 // TakeRelease on an owner hold: the reference travels in a small block the release frees.
 void DropOwnerBlock(void* context) { delete static_cast<std::shared_ptr<const void>*>(context); }
 
+// Ends the owner reference (moved out first, so that a deleter that reaches the descriptor finds
+// no owner). Out of line: the common drop, a release, then needs no frame for a shared_ptr.
+[[gnu::noinline]] void EndOwner(std::shared_ptr<const void>& owner) noexcept {
+  std::shared_ptr<const void> moved = std::move(owner);
+  owner.~shared_ptr();
+}
+
 }  // namespace
 
 const char MemoryDescriptor::kDataRole[] = "data";
@@ -33,8 +40,7 @@ void MemoryDescriptor::Drop() noexcept {
     detail::CallRelease(release_, context_);  // MD-13: on whichever thread drops the hold
   } else if (kind == HoldKind::kOwner) {
     detail::LedgerHoldDropped();
-    std::shared_ptr<const void> owner = std::move(owner_);
-    owner_.~shared_ptr();
+    EndOwner(owner_);
   }
 }
 
@@ -100,9 +106,7 @@ void MemoryDescriptor::DropHold() noexcept {
   if (kind == HoldKind::kRelease) {
     detail::CallRelease(release, context);  // MD-13: on whichever thread drops the hold
   } else if (kind == HoldKind::kOwner) {
-    // Moved out first, so that a deleter that reaches this descriptor finds no owner.
-    std::shared_ptr<const void> owner = std::move(owner_);
-    owner_.~shared_ptr();
+    EndOwner(owner_);
   }
 }
 
