@@ -108,6 +108,30 @@ inline void FreeExportBlock(void* block, SpareSlot* spare, bool legacy) noexcept
   LedgerFreeExport(block, legacy);
 }
 
+/// Copies `pairs` pairs of int64 from `from` to `to` (room for kSpareDims pairs), sixteen
+/// bytes a step as CopyPairs does, and says whether they equal `expected`'s: one pass instead
+/// of a memcmp and a memcpy call (`to` may have been written when they differ).
+[[gnu::always_inline]] inline bool CopyPairsIfSame(const int64_t* from, const int64_t* expected,
+                                                   int32_t pairs, int64_t* to) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  using Pair = int64_t __attribute__((vector_size(16)));
+  Pair differs = {0, 0};
+  for (int32_t i = 0; i < pairs && i < kSpareDims; ++i) {
+    Pair a;
+    Pair b;
+    std::memcpy(&a, from + 2 * i, sizeof a);
+    std::memcpy(&b, expected + 2 * i, sizeof b);
+    differs |= a ^ b;
+    std::memcpy(to + 2 * i, &a, sizeof a);
+  }
+  return (differs[0] | differs[1]) == 0;
+#else
+  const size_t bytes = sizeof(int64_t) * 2 * static_cast<size_t>(pairs);
+  std::memcpy(to, from, bytes);
+  return std::memcmp(from, expected, bytes) == 0;
+#endif
+}
+
 /// Everything one export needs, in one block: the managed struct first (so the deleter's
 /// `self` is the block), then the keep-alive (a release or an owner reference) and how the
 /// block is freed, then shape and strides, then (the default allocator's blocks of an export
@@ -130,8 +154,10 @@ struct ExportBlock {
   /// Recognises this block's export unchanged (see RT-6): the record of what it wrote when its
   /// version, flags, every DLTensor field (shape and strides still pointing here) and the
   /// shape and strides themselves (against the private copy: the public one is the holder's
-  /// to write) are as written; nullptr otherwise, or when the block keeps no record.
-  [[gnu::always_inline]] const KeptExport* Unchanged() noexcept {
+  /// to write) are as written, with shape and strides copied to `dims` (room for kSpareDims
+  /// dimensions) on the way; nullptr otherwise (`dims` may then have been written), or when
+  /// the block keeps no record.
+  [[gnu::always_inline]] const KeptExport* Unchanged(int64_t* dims) noexcept {
     const int32_t ndim = kept_ndim;
     if (ndim < 0) return nullptr;
     KeptExport* kept = Kept();
@@ -142,7 +168,7 @@ struct ExportBlock {
       }
     }
     if (std::memcmp(&managed.dl_tensor, &kept->shown, sizeof(DLTensor)) != 0 ||
-        std::memcmp(Dims(), kept + 1, sizeof(int64_t) * 2 * static_cast<size_t>(ndim)) != 0) {
+        !CopyPairsIfSame(Dims(), reinterpret_cast<const int64_t*>(kept + 1), ndim, dims)) {
       return nullptr;
     }
     return kept;

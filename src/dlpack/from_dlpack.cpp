@@ -2,7 +2,6 @@
 #include "dlbridge/from_dlpack.h"
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -254,15 +253,13 @@ template <class Managed>
                                                      detail::ExportBlock<Managed>& block,
                                                      const ImportOptions& options,
                                                      Tensor& result) noexcept {
-  const detail::KeptExport* kept = block.Unchanged();
+  int64_t* dims = detail::LayoutAccess::Storage(result.layout, detail::kSpareDims);
+  const detail::KeptExport* kept = dims != nullptr ? block.Unchanged(dims) : nullptr;
   if (kept == nullptr) return false;
   const DLTensor& t = managed.dl_tensor;
   const uint64_t flags = ImportedFlagsOf(managed, options);
   const DeviceTypeInfo* row = detail::HostImportRow(t.device);
   if (row == nullptr || !detail::WritableAsRequired(flags, options.require_writable)) return false;
-  int64_t* dims = detail::LayoutAccess::Storage(result.layout, t.ndim);
-  if (dims == nullptr) return false;
-  std::memcpy(dims, kept + 1, sizeof(int64_t) * 2 * static_cast<size_t>(t.ndim));
   detail::LayoutAccess::SetInline(result.layout, t.dtype, t.ndim,
                                   static_cast<uint64_t>(-kept->span.low), kept->span);
   result.device = detail::ImportedDevice(*row, t.device);
