@@ -56,6 +56,7 @@ BACKENDS = [
 ]
 EXPORT_SIDE = [
     "src/dlpack/to_dlpack.cpp",
+    "src/dlpack/spare_slot.cpp",
     "src/dlpack/export_plan.cpp",
     "src/dlpack/export_internal.h",
     "src/dlpack/export_rules.h",

@@ -81,7 +81,8 @@ struct SpareSlot {
   bool ended;
   bool cleaner;
 };
-inline thread_local SpareSlot t_spare{nullptr, false, false};
+/// This thread's SpareSlot. In src/dlpack/spare_slot.cpp, a function of its own: see there.
+[[gnu::returns_nonnull]] SpareSlot* ThisThreadSpare() noexcept;
 
 /// Registers this thread's cleaner, which frees its spare when the thread ends (a thread_local
 /// with a destructor, touched once per thread). In src/dlpack/to_dlpack.cpp.
@@ -90,7 +91,7 @@ void KeepSpareCleaner() noexcept;
 /// The calling thread's spare slot when `block` is spare-sized (only such a block can become
 /// or be the spare), else nullptr: looked up once per deleter (a thread-local access).
 inline SpareSlot* SpareFor(bool spare_sized) noexcept {
-  if constexpr (kSpareBlock) return spare_sized ? &t_spare : nullptr;
+  if constexpr (kSpareBlock) return spare_sized ? ThisThreadSpare() : nullptr;
   return nullptr;
 }
 
@@ -108,15 +109,16 @@ inline void FreeExportBlock(void* block, SpareSlot* spare, bool legacy) noexcept
   LedgerFreeExport(block, legacy);
 }
 
-/// Copies `pairs` pairs of int64 from `from` to `to` (room for kSpareDims pairs), sixteen
-/// bytes a step as CopyPairs does, and says whether they equal `expected`'s: one pass instead
-/// of a memcmp and a memcpy call (`to` may have been written when they differ).
+/// Copies `pairs` pairs of int64 (at most kSpareDims: a record's ndim) from `from` to `to`,
+/// sixteen bytes a step as CopyPairs does, and says whether they equal `expected`'s: one pass
+/// instead of a memcmp and a memcpy call (`to` may have been written when they differ).
 [[gnu::always_inline]] inline bool CopyPairsIfSame(const int64_t* from, const int64_t* expected,
                                                    int32_t pairs, int64_t* to) noexcept {
+  static_assert(kSpareDims <= TensorLayout::kInlineDims, "a record's dims fit a layout inline");
 #if defined(__GNUC__) || defined(__clang__)
   using Pair = int64_t __attribute__((vector_size(16)));
   Pair differs = {0, 0};
-  for (int32_t i = 0; i < pairs && i < kSpareDims; ++i) {
+  for (int32_t i = 0; i < pairs && i < kSpareDims; ++i) {  // more is never a record's
     Pair a;
     Pair b;
     std::memcpy(&a, from + 2 * i, sizeof a);
@@ -124,8 +126,9 @@ inline void FreeExportBlock(void* block, SpareSlot* spare, bool legacy) noexcept
     differs |= a ^ b;
     std::memcpy(to + 2 * i, &a, sizeof a);
   }
-  return (differs[0] | differs[1]) == 0;
+  return (differs[0] | differs[1]) == 0 && pairs <= kSpareDims;
 #else
+  if (pairs > kSpareDims) return false;  // never a record's (RoomForRecord)
   const size_t bytes = sizeof(int64_t) * 2 * static_cast<size_t>(pairs);
   std::memcpy(to, from, bytes);
   return std::memcmp(from, expected, bytes) == 0;
@@ -260,7 +263,7 @@ ExportMemory AllocateExport(const char* where, int32_t ndim, const ExportAllocat
                        sizeof(int64_t) * static_cast<size_t>(ndim) * (room ? 4 : 2) +
                        (room ? sizeof(KeptExport) : 0);
   if (kSpareBlock && room) {
-    SpareSlot& spare = t_spare;
+    SpareSlot& spare = *ThisThreadSpare();
     void* memory = spare.block;
     if (memory != nullptr) {
       spare.block = nullptr;

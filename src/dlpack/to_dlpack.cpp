@@ -69,9 +69,10 @@ namespace {
 // later on this thread (a deleter run by another thread_local's destructor) is freed at once.
 struct SpareCleaner {
   ~SpareCleaner() {
-    t_spare.ended = true;
-    std::free(t_spare.block);
-    t_spare.block = nullptr;
+    SpareSlot& spare = *ThisThreadSpare();
+    spare.ended = true;
+    std::free(spare.block);
+    spare.block = nullptr;
   }
 };
 }  // namespace
@@ -79,7 +80,7 @@ struct SpareCleaner {
 void KeepSpareCleaner() noexcept {
   static thread_local SpareCleaner cleaner;
   (void)&cleaner;  // constructed here, once per thread, and destroyed when the thread ends
-  t_spare.cleaner = true;
+  ThisThreadSpare()->cleaner = true;
 }
 
 void FailExportBlock(const char* where, const char* what) {
