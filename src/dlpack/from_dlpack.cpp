@@ -247,7 +247,10 @@ template <class Managed>
 // freed without the deleter. The import's options still apply, through the rules' predicates
 // (the flags a legacy tensor carries, require_writable: see IMP-15), and so does the device
 // table (a host type import describes: see DEV-1). False, with `result` still fresh but for its
-// inline storage, when anything differs: the import then runs as for any producer.
+// inline storage, when anything differs: the import then runs as for any producer. (In a ledger
+// build that finds the block not live, false comes after the description was written: the
+// full import, which always runs on an own export's host memory with elements, writes every
+// field of it again.)
 template <class Managed>
 [[gnu::always_inline]] inline bool TakeBackOwnExport(Managed& managed,
                                                      detail::ExportBlock<Managed>& block,
