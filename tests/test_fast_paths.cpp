@@ -126,11 +126,22 @@ std::string ImportOnce(HandBuilt<Managed>& h, const dlbridge::ImportOptions& opt
   }
 }
 
+// The one-argument import, whose options the library holds (the default ImportOptions).
+template <class Managed>
+std::string ImportPlain(HandBuilt<Managed>& h) {
+  try {
+    return Describe(dlbridge::FromDLPack(&h.managed));
+  } catch (const dlbridge::Error& e) {
+    return ErrorText(e);
+  }
+}
+
 template <class Managed>
 void ImportAgrees(uint64_t seed) {
   std::mt19937_64 rng(seed);
   Buffer buffer;
   int accepted = 0;
+  int plainAccepted = 0;
   for (int i = 0; i < 3000; ++i) {
     HandBuilt<Managed> h(buffer.bytes, {});
     Draw(rng, h, buffer);
@@ -145,12 +156,18 @@ void ImportAgrees(uint64_t seed) {
       FastPathsOff off;
       full = ImportOnce(h, options);
     }
+    // The one-argument form is the default options' (fast or full, wherever it goes).
+    const std::string plain = ImportPlain(h);
+    const std::string defaults = ImportOnce(h, dlbridge::ImportOptions{});
     CAPTURE(i);
     CHECK(fast == full);
-    CHECK(h.deletes == 2);  // once per import, result dropped or failure consumed
+    CHECK(plain == defaults);
+    CHECK(h.deletes == 4);  // once per import, result dropped or failure consumed
     accepted += fast.rfind("error", 0) != 0;
+    plainAccepted += plain.rfind("error", 0) != 0;
   }
   CHECK(accepted > 100);  // the matrix reaches the fast path, not only its refusals
+  CHECK(plainAccepted > 100);
 }
 
 // A tensor to export, drawn from pools; false when the layout itself is refused (LAY-*).
@@ -191,16 +208,19 @@ bool DrawExport(std::mt19937_64& rng, Buffer& buffer, ReleaseCounter& counter,
   return true;
 }
 
+// `options` null: the one-argument export, whose options the library holds (the defaults).
 template <class Managed>
-std::string ExportOnce(dlbridge::Tensor&& tensor, const dlbridge::ExportOptions& options) {
+std::string ExportOnce(dlbridge::Tensor&& tensor, const dlbridge::ExportOptions* options) {
   try {
     Managed* m = nullptr;
     std::string text;
     if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
-      m = dlbridge::ToDLPackVersioned(std::move(tensor), options);
+      m = options != nullptr ? dlbridge::ToDLPackVersioned(std::move(tensor), *options)
+                             : dlbridge::ToDLPackVersioned(std::move(tensor));
       text = "flags " + std::to_string(m->flags) + " ";
     } else {
-      m = dlbridge::ToDLPack(std::move(tensor), options);
+      m = options != nullptr ? dlbridge::ToDLPack(std::move(tensor), *options)
+                             : dlbridge::ToDLPack(std::move(tensor));
     }
     text += Describe(m->dl_tensor);
     m->deleter(m);
@@ -215,6 +235,7 @@ void ExportAgrees(uint64_t seed) {
   std::mt19937_64 rng(seed);
   Buffer buffer;
   int accepted = 0;
+  int plainAccepted = 0;
   for (int i = 0; i < 3000; ++i) {
     ReleaseCounter counter;
     dlbridge::Tensor a;
@@ -230,20 +251,35 @@ void ExportAgrees(uint64_t seed) {
     options.keep_byte_offset = rng() % 4 == 0;
     options.allow_unowned = rng() % 3 == 0;
     options.device_id = Pick<int32_t>(rng, {-1, -1, 0, 1});
-    const std::string fast = ExportOnce<Managed>(std::move(a), options);
+    const std::string fast = ExportOnce<Managed>(std::move(a), &options);
     std::string full;
     {
       FastPathsOff off;
-      full = ExportOnce<Managed>(std::move(b), options);
+      full = ExportOnce<Managed>(std::move(b), &options);
     }
+    // The one-argument form is the default options' (fast or full, wherever it goes).
+    dlbridge::Tensor c;
+    dlbridge::Tensor d;
+    twin.seed(state);
+    DrawExport(twin, buffer, counter, &c);
+    twin.seed(state);
+    DrawExport(twin, buffer, counter, &d);
+    const dlbridge::ExportOptions defaults;
+    const std::string plain = ExportOnce<Managed>(std::move(c), nullptr);
+    const std::string given = ExportOnce<Managed>(std::move(d), &defaults);
     CAPTURE(i);
     CHECK(fast == full);
-    a = dlbridge::Tensor();  // a failed export keeps the hold: drop both now
+    CHECK(plain == given);
+    a = dlbridge::Tensor();  // a failed export keeps the hold: drop them all now
     b = dlbridge::Tensor();
-    CHECK(counter.calls == held);  // each hold's release ran once, exported or not
+    c = dlbridge::Tensor();
+    d = dlbridge::Tensor();
+    CHECK(counter.calls == 2 * held);  // each hold's release ran once, exported or not
     accepted += fast.rfind("error", 0) != 0;
+    plainAccepted += plain.rfind("error", 0) != 0;
   }
   CHECK(accepted > 100);
+  CHECK(plainAccepted > 100);
 }
 
 // Re-export: the original handed back (or a wrapper) the same way with the fast paths on and off.

@@ -25,11 +25,16 @@ namespace dlbridge {
 /// The deleter must not throw; one that does still counts as run once (dlbridge/callbacks.h).
 /// The descriptor spans exactly the bytes the tensor can reach; the layout is relative to it.
 /// A tensor without elements describes 0 bytes at pointer 0, whatever its `data`.
-DLBRIDGE_API Tensor FromDLPack(DLManagedTensorVersioned* managed,
-                               const ImportOptions& options = {});
+DLBRIDGE_API Tensor FromDLPack(DLManagedTensorVersioned* managed, const ImportOptions& options);
+
+/// FromDLPack(managed, ImportOptions{}), without building the options at each call.
+DLBRIDGE_API Tensor FromDLPack(DLManagedTensorVersioned* managed);
 
 /// Imports a legacy tensor, with the same ownership rules and errors (no version to check).
 /// NULL strides mean C-contiguous; ImportOptions::legacy_read_only marks it read-only.
-DLBRIDGE_API Tensor FromDLPack(DLManagedTensor* managed, const ImportOptions& options = {});
+DLBRIDGE_API Tensor FromDLPack(DLManagedTensor* managed, const ImportOptions& options);
+
+/// FromDLPack(managed, ImportOptions{}), without building the options at each call.
+DLBRIDGE_API Tensor FromDLPack(DLManagedTensor* managed);
 
 }  // namespace dlbridge

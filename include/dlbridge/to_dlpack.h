@@ -35,12 +35,18 @@ namespace dlbridge {
 /// kMissingContext, kUnknownPointer, the runtime's error under kRequired, and kOutOfMemory
 /// when the block cannot be allocated (spec/validation.md lists each rule).
 DLBRIDGE_API DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor,
-                                                         const ExportOptions& options = {});
+                                                         const ExportOptions& options);
+
+/// ToDLPackVersioned(tensor, ExportOptions{}), without building the options at each call.
+DLBRIDGE_API DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor);
 
 /// Legacy (pre-1.0) export; prefer ToDLPackVersioned. The legacy struct cannot say
 /// read-only or padded sub-byte, so such tensors are refused: read-only (tensor.flags or
 /// ExportOptions::read_only) with Error(kReadOnly), padded sub-byte with Error(kInvalidFlags).
 /// Ownership as for ToDLPackVersioned, re-export included (for legacy originals).
-DLBRIDGE_API DLManagedTensor* ToDLPack(Tensor&& tensor, const ExportOptions& options = {});
+DLBRIDGE_API DLManagedTensor* ToDLPack(Tensor&& tensor, const ExportOptions& options);
+
+/// ToDLPack(tensor, ExportOptions{}), without building the options at each call.
+DLBRIDGE_API DLManagedTensor* ToDLPack(Tensor&& tensor);
 
 }  // namespace dlbridge

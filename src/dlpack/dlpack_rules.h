@@ -317,8 +317,9 @@ inline bool DataGiven(const void* data, int64_t count) noexcept {
                                                      uintptr_t* first) noexcept {
   const uintptr_t at = base + static_cast<uintptr_t>(start);
   const bool wraps = start < 0 ? at > base : at < base;
-  if (wraps || at == 0 || at + static_cast<uintptr_t>(bytes) < at ||
-      at > static_cast<uintptr_t>(std::numeric_limits<int64_t>::max())) {
+  // at == 0 or at > INT64_MAX in one unsigned comparison (at - 1 wraps to the top for 0).
+  if (wraps || at - 1 >= static_cast<uintptr_t>(std::numeric_limits<int64_t>::max()) ||
+      at + static_cast<uintptr_t>(bytes) < at) {
     return false;
   }
   *first = at;

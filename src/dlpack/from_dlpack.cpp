@@ -169,7 +169,9 @@ uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* h
 // described here. False when anything is unusual or wrong, with `result` still a fresh Tensor
 // but for its inline storage: the full sequence then runs, decides and words every error.
 template <class Managed>
-bool TryFastImport(const Managed& managed, const ImportOptions& options, Tensor& result) noexcept {
+[[gnu::always_inline]] inline bool TryFastImport(const Managed& managed,
+                                                 const ImportOptions& options,
+                                                 Tensor& result) noexcept {
   const DLTensor& t = managed.dl_tensor;
   const uint64_t flags = ImportedFlagsOf(managed, options);
   detail::FastImport fast;
@@ -273,7 +275,8 @@ template <class Managed>
 }
 
 template <class Managed>
-Tensor Import(const char* where, Managed* managed, const ImportOptions& options) {
+[[gnu::always_inline]] inline Tensor Import(const char* where, Managed* managed,
+                                            const ImportOptions& options) {
   Tensor result;
   if (managed != nullptr && detail::FastPathsOn()) {
     if (detail::ExportBlock<Managed>* block = detail::OwnExport(*managed)) {
@@ -290,6 +293,9 @@ Tensor Import(const char* where, Managed* managed, const ImportOptions& options)
   return result;
 }
 
+// The options of the one-argument imports: known here, so their checks fold away.
+constexpr ImportOptions kDefaultOptions{};
+
 }  // namespace
 
 Tensor FromDLPack(DLManagedTensorVersioned* managed, const ImportOptions& options) {
@@ -298,6 +304,14 @@ Tensor FromDLPack(DLManagedTensorVersioned* managed, const ImportOptions& option
 
 Tensor FromDLPack(DLManagedTensor* managed, const ImportOptions& options) {
   return Import("FromDLPack(DLManagedTensor*)", managed, options);
+}
+
+Tensor FromDLPack(DLManagedTensorVersioned* managed) {
+  return Import("FromDLPack(DLManagedTensorVersioned*)", managed, kDefaultOptions);
+}
+
+Tensor FromDLPack(DLManagedTensor* managed) {
+  return Import("FromDLPack(DLManagedTensor*)", managed, kDefaultOptions);
 }
 
 }  // namespace dlbridge

@@ -164,7 +164,8 @@ ExportFacts CheckExportFully(const char* where, const Tensor& tensor, const Expo
 namespace {
 
 template <class Managed>
-Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options) {
+[[gnu::always_inline]] inline Managed* Export(const char* where, Tensor& tensor,
+                                              const ExportOptions& options) {
   constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
   MemoryDescriptor& descriptor = tensor.descriptor;
   constexpr ReleaseFunction kImportRelease =
@@ -201,6 +202,9 @@ Managed* Export(const char* where, Tensor& tensor, const ExportOptions& options)
                                      ExportAllocator{});
 }
 
+// The options of the one-argument exports: known here, so their checks fold away.
+constexpr ExportOptions kDefaultOptions{};
+
 }  // namespace
 
 DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor, const ExportOptions& options) {
@@ -209,6 +213,14 @@ DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor, const ExportOptions
 
 DLManagedTensor* ToDLPack(Tensor&& tensor, const ExportOptions& options) {
   return Export<DLManagedTensor>("ToDLPack", tensor, options);
+}
+
+DLManagedTensorVersioned* ToDLPackVersioned(Tensor&& tensor) {
+  return Export<DLManagedTensorVersioned>("ToDLPackVersioned", tensor, kDefaultOptions);
+}
+
+DLManagedTensor* ToDLPack(Tensor&& tensor) {
+  return Export<DLManagedTensor>("ToDLPack", tensor, kDefaultOptions);
 }
 
 }  // namespace dlbridge
