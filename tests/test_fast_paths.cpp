@@ -414,6 +414,7 @@ enum class Tamper {
   kNone,
   kExtent,
   kStride,
+  kLastStride,  // the last word the taking back compares (CopyPairsIfSame's final pair)
   kNdim,
   kDtype,
   kData,
@@ -439,6 +440,9 @@ bool Apply(Tamper what, M* m, std::vector<int64_t>& elsewhere) {
       return dims;
     case Tamper::kStride:
       if (dims) t.strides[0] ^= 1;
+      return dims;
+    case Tamper::kLastStride:
+      if (dims) t.strides[last] ^= 1;
       return dims;
     case Tamper::kNdim: t.ndim = dims ? last : 1; return true;
     case Tamper::kDtype:

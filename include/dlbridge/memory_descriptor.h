@@ -29,7 +29,8 @@ struct DescriptorAccess;  // lets the converters move a hold without extra alloc
 class DLBRIDGE_API MemoryDescriptor {
  public:
   /// Describes nothing: "host", role "data", pointer 0, size 0, no hold.
-  MemoryDescriptor() noexcept {}  // NOLINT: the owner reference is constructed on SetOwner
+  MemoryDescriptor() noexcept  // NOLINT: the owner reference is constructed on SetOwner
+      : pointer_(0), size_(0), space_(MemorySpace::kHost), release_(nullptr), context_(nullptr) {}
   /// Drops the hold: a release runs here, once; an owner reference is dropped. Inline: a
   /// descriptor with no hold and the default role is dropped with one comparison.
   ~MemoryDescriptor() {
@@ -140,14 +141,20 @@ class DLBRIDGE_API MemoryDescriptor {
   // The role "data", static: a descriptor with it owns no string.
   static const char kDataRole[];
 
-  // MD-1: the defaults are "host", role "data", pointer 0, size 0 and no hold.
-  int64_t pointer_ = 0;
-  int64_t size_ = 0;
-  MemorySpace space_ = MemorySpace::kHost;
+  // An import's result (detail::DescriptorAccess::Unfilled): no hold and the role "data", the
+  // rest unwritten until the importer writes it, so that a fast import stores each field once.
+  struct Unfilled {};
+  explicit MemoryDescriptor(Unfilled) noexcept {}  // NOLINT: see Unfilled
+
+  // MD-1: the defaults are "host", role "data", pointer 0, size 0 and no hold (the default
+  // constructor writes the description and release; every constructor writes the hold and role).
+  int64_t pointer_;
+  int64_t size_;
+  MemorySpace space_;
   HoldKind kind_ = HoldKind::kNone;
   bool ownsRole_ = false;  // role_ is a copy this descriptor frees (any role but "data")
-  ReleaseFunction release_ = nullptr;
-  void* context_ = nullptr;
+  ReleaseFunction release_;
+  void* context_;
   const char* role_ = kDataRole;
   // The owner reference, alive only while kind_ is kOwner (constructed by SetOwner, destroyed
   // when that hold is dropped or moved), so that a descriptor without one never touches it.

@@ -69,7 +69,14 @@ class DLBRIDGE_API TensorLayout {
   static constexpr int32_t kMaxDims = 64;  ///< The most dimensions dlbridge accepts.
 
   /// A 0-d layout of one float32 element (LAY-1). Inline: every import builds one.
-  TensorLayout() noexcept : dtype_{kDLFloat, 32, 1}, dims_(inline_) {}
+  TensorLayout() noexcept
+      : dtype_{kDLFloat, 32, 1},
+        ndim_(0),
+        byteOffset_(0),
+        dims_(inline_),
+        spanCount_(0),
+        spanLow_(0),
+        spanBytes_(-1) {}
   /// A layout of `shape`, with `strides` in elements and element zero `byteOffset` bytes from
   /// the descriptor's pointer. Empty `strides` means C-contiguous. Throws Error when ndim >
   /// kMaxDims, an extent is negative, strides and shape differ in length, or contiguous
@@ -176,16 +183,22 @@ class DLBRIDGE_API TensorLayout {
   // not walk the dimensions again.
   void KeepSpan() noexcept;
 
+  // An import's result (detail::LayoutAccess::Unfilled): its inline storage, the rest
+  // unwritten until the importer writes it, so that a fast import stores each field once.
+  struct Unfilled {};
+  explicit TensorLayout(Unfilled) noexcept : dims_(inline_) {}  // NOLINT: see Unfilled
+
+  // Every constructor but Unfilled's writes each field.
   DLDataType dtype_;
-  int32_t ndim_ = 0;
-  uint64_t byteOffset_ = 0;
+  int32_t ndim_;
+  uint64_t byteOffset_;
   int64_t* dims_;  // shape then strides: inline_ or a heap block
   // What FastSpan gives for dtype_, shape and strides: element count, lowest reachable byte
   // from element zero, reachable bytes. spanBytes_ < 0: not known (FastSpan declined, or the
   // layout was not built through KeepSpan); the converters then ask the rules themselves.
-  int64_t spanCount_ = 0;
-  int64_t spanLow_ = 0;
-  int64_t spanBytes_ = -1;
+  int64_t spanCount_;
+  int64_t spanLow_;
+  int64_t spanBytes_;
   int64_t inline_[2 * kInlineDims];
 };
 

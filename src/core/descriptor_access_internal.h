@@ -13,6 +13,14 @@ namespace dlbridge {
 namespace detail {
 
 struct DescriptorAccess {
+  /// An import's result before the importer writes it: no hold, the role "data", and the
+  /// description and release unwritten. The importer writes them (Describe, then Arm, GiveOwner
+  /// or Disarm), or makes it a new descriptor (Clear), before anything reads them.
+  static MemoryDescriptor Unfilled() noexcept {
+    return MemoryDescriptor(MemoryDescriptor::Unfilled{});
+  }
+  /// Makes a descriptor that holds nothing a new one's (see MD-1), whatever was written before.
+  static void Clear(MemoryDescriptor& d) noexcept { d.BecomeEmpty(); }
   static bool HoldsOwner(const MemoryDescriptor& d) noexcept {
     return d.kind_ == MemoryDescriptor::HoldKind::kOwner;
   }
@@ -42,6 +50,8 @@ struct DescriptorAccess {
   /// Gives a descriptor that holds nothing (a fresh import result) `owner` (not null) as its
   /// hold: what SetOwner does, without dropping a previous hold first.
   static void GiveOwner(MemoryDescriptor& d, std::shared_ptr<const void>&& owner) noexcept {
+    d.release_ = nullptr;  // written for an Unfilled descriptor
+    d.context_ = nullptr;
     new (&d.owner_) std::shared_ptr<const void>(std::move(owner));
     d.kind_ = MemoryDescriptor::HoldKind::kOwner;
     LedgerHoldSet();

@@ -15,6 +15,10 @@ namespace detail {
 /// Import fills its result's layout in place: no temporary, and no second round of checks
 /// (ndim is in range, shape non-NULL and extents >= 0: CheckShape passed).
 struct LayoutAccess {
+  /// An import's result before the importer writes it: inline storage, the rest unwritten.
+  /// The importer writes it (Begin, Storage, Complete), or assigns a new layout, before
+  /// anything reads it.
+  static TensorLayout Unfilled() noexcept { return TensorLayout(TensorLayout::Unfilled{}); }
   static void Fill(TensorLayout& layout, DLDataType dtype, int32_t ndim, const int64_t* shape,
                    const int64_t* strides) {
     layout.dtype_ = dtype;
@@ -31,24 +35,27 @@ struct LayoutAccess {
     layout.ndim_ = ndim;
     layout.KeepSpan();
   }
-  /// Storage for `ndim` dimensions in a fresh layout (no heap block yet): its inline array,
-  /// or (past kInlineDims: see LAY-3) a block the layout now owns and frees, for a fast path
-  /// that writes shape and strides while it checks them. nullptr when the layout is not fresh
-  /// or the block cannot be allocated (the full path then reports it).
+  /// Storage for `ndim` dimensions in an Unfilled layout (inline storage, asked once): its
+  /// inline array, or (past kInlineDims: see LAY-3) a block the layout now owns and frees, for
+  /// a fast path that writes shape and strides while it checks them. nullptr when the block
+  /// cannot be allocated (the full path then reports it).
   static int64_t* Storage(TensorLayout& layout, int32_t ndim) noexcept {
-    if (layout.dims_ != layout.inline_) return nullptr;
     if (ndim <= TensorLayout::kInlineDims) return layout.inline_;
     auto* dims =
         static_cast<int64_t*>(std::malloc(sizeof(int64_t) * 2 * static_cast<size_t>(ndim)));
     if (dims != nullptr) layout.dims_ = dims;
     return dims;
   }
-  /// Completes a layout whose storage Storage returned and the caller filled, with the span
-  /// FastSpan computed while filling it (so that the layout keeps it, as KeepSpan would).
-  static void SetInline(TensorLayout& layout, DLDataType dtype, int32_t ndim, uint64_t byte_offset,
-                        const ByteSpan& span) noexcept {
+  /// The dtype and number of dimensions of an Unfilled layout, whose storage (Storage) the
+  /// caller fills.
+  static void Begin(TensorLayout& layout, DLDataType dtype, int32_t ndim) noexcept {
     layout.dtype_ = dtype;
     layout.ndim_ = ndim;
+  }
+  /// Completes a layout that Begin began and whose storage Storage returned and the caller
+  /// filled, with the span FastSpan computed while filling it (so that the layout keeps it, as
+  /// KeepSpan would).
+  static void Complete(TensorLayout& layout, uint64_t byte_offset, const ByteSpan& span) noexcept {
     layout.byteOffset_ = byte_offset;
     layout.spanCount_ = span.count;
     layout.spanLow_ = span.low;

@@ -16,7 +16,13 @@ namespace dlbridge {
 
 TensorLayout::TensorLayout(DLDataType dtype, std::vector<int64_t> shape,
                            std::vector<int64_t> strides, uint64_t byteOffset)
-    : dtype_(dtype), byteOffset_(byteOffset), dims_(inline_) {
+    : dtype_(dtype),
+      ndim_(0),
+      byteOffset_(byteOffset),
+      dims_(inline_),
+      spanCount_(0),
+      spanLow_(0),
+      spanBytes_(-1) {
   if (!strides.empty() && strides.size() != shape.size()) {
     detail::Fail(ErrorCode::kInvalidStrides,
                  "TensorLayout: strides has " + std::to_string(strides.size()) +
@@ -138,7 +144,13 @@ void TensorLayout::Release() noexcept {
 }
 
 TensorLayout::TensorLayout(const TensorLayout& other)
-    : dtype_(other.dtype_), byteOffset_(other.byteOffset_), dims_(inline_) {
+    : dtype_(other.dtype_),
+      ndim_(0),
+      byteOffset_(other.byteOffset_),
+      dims_(inline_),
+      spanCount_(0),
+      spanLow_(0),
+      spanBytes_(-1) {
   Assign(other.ndim_, other.dims_, other.dims_ + other.ndim_);
 }
 

@@ -93,10 +93,12 @@ struct ByteSpan {
   // From the last dimension back: while the strides are the C-contiguous ones (or the extent
   // is 1), the count is the whole reach and no stride product is needed. From the first other
   // stride on, each dimension's reach is added to the low or high end. The reach sums have one
-  // sign each (lo <= 0 <= hi), so whether they overflow does not depend on the order of the
+  // sign each (lo <= 0 < end), so whether they overflow does not depend on the order of the
   // dimensions: this accepts exactly what ComputeSpan accepts, with the same span.
-  int32_t i = ndim - 1;
+  const int64_t n = ndim;  // 64-bit: the loops end on the decrement's borrow
+  int64_t i = n - 1;
   int64_t count = 1;
+  int64_t extents = 0;  // the contiguous extents OR-ed: negative when one of them is
   for (; i >= 0; --i) {
     const int64_t extent = shape[i];
     // NULL strides (legacy, or where they are allowed: see IMP-9) are the C-contiguous ones: the
@@ -104,37 +106,47 @@ struct ByteSpan {
     const int64_t stride = strides != nullptr ? strides[i] : count;
     if (dims != nullptr) {
       dims[i] = extent;
-      dims[ndim + i] = stride;
+      dims[n + i] = stride;
     }
     // Contiguous (the common case) first; a dimension that is not goes to the loop below,
     // which judges its extent too.
     if (stride != count && extent != 1) break;
-    if (extent < 1 || MulOverflows(count, extent, &count)) return false;
+    extents |= extent;
+    if (MulOverflows(count, extent, &count)) return false;
   }
+  // Every contiguous extent >= 1, judged once: none negative, and then a product without
+  // overflow is 0 only when one of them is 0 (what the loop did after an extent < 1 is discarded).
+  if ((extents | (count - 1)) < 0) return false;
   int64_t lo = 0;
-  int64_t hi = count - 1;
+  int64_t end = count;   // one past the highest reachable element (from element zero)
   for (; i >= 0; --i) {  // strided (dimension i was copied above; copying it again is harmless)
     const int64_t extent = shape[i];
     const int64_t stride = strides[i];
     if (dims != nullptr) {
       dims[i] = extent;
-      dims[ndim + i] = stride;
+      dims[n + i] = stride;
     }
     int64_t reach = 0;
     if (extent < 1 || MulOverflows(count, extent, &count) ||
         MulOverflows(stride, extent - 1, &reach)) {
       return false;
     }
-    if (reach < 0 ? AddOverflows(lo, reach, &lo) : AddOverflows(hi, reach, &hi)) return false;
+    if (reach < 0 ? AddOverflows(lo, reach, &lo) : AddOverflows(end, reach, &end)) return false;
   }
   const int64_t itemBytes = elementBits / 8;  // >= 0: no overflow below comes from it
   int64_t elements = 0;
   ByteSpan span;
   span.count = count;
-  if (AddOverflows(hi, 1, &elements) || SubOverflows(elements, lo, &elements) ||
-      MulOverflows(lo, itemBytes, &span.low) || MulOverflows(elements, itemBytes, &span.bytes)) {
+  if (SubOverflows(end, lo, &elements) || MulOverflows(lo, itemBytes, &span.low) ||
+      MulOverflows(elements, itemBytes, &span.bytes)) {
     return false;
   }
+#if defined(__GNUC__) || defined(__clang__)
+  // Known, not checked, so that the callers' tests on them fold: every extent was judged >= 1
+  // above, so the count is at least 1 (see IMP-11's "count == 0"), and only negative reaches
+  // move the low end, so it is at most 0 (see IMP-10's start, byte_offset plus the low end).
+  if (span.count < 1 || span.low > 0) __builtin_unreachable();
+#endif
   *out = span;
   return true;
 }

@@ -31,16 +31,15 @@ namespace detail {
 extern std::atomic<bool> g_fast_paths;
 inline bool FastPathsOn() noexcept { return g_fast_paths.load(std::memory_order_relaxed); }
 
-/// What the import's fast path proved about a producer's tensor.
+/// What the import's fast path proved about a producer's layout and address.
 struct FastImport {
-  const DeviceTypeInfo* row = nullptr;  ///< The device type's row (a host type).
-  ByteSpan span;                        ///< The reachable bytes, relative to element zero.
-  uintptr_t first = 0;                  ///< The first reachable byte's address.
+  ByteSpan span;        ///< The reachable bytes, relative to element zero.
+  uintptr_t first = 0;  ///< The first reachable byte's address.
 };
 
 /// The device row of a host type that import describes directly (no route, no runtime asked:
 /// see DEV-1) with a valid id (DeviceIdValid: see CONF-DEVICE-ID), or nullptr: the device
-/// condition of both import fast paths (RecogniseImport, and the taking back: see RT-6).
+/// condition of both import fast paths (RecogniseImportHeader, and the taking back: see RT-6).
 [[gnu::always_inline]] inline const DeviceTypeInfo* HostImportRow(DLDevice device) noexcept {
   const DeviceTypeInfo* row = DeviceRow(static_cast<int32_t>(device.device_type));
   if (row == nullptr || row->import != DeviceImport::kSpace || row->space != MemorySpace::kHost ||
@@ -50,31 +49,39 @@ struct FastImport {
   return row;
 }
 
-/// The common import: a host tensor with elements, at most as many dimensions as
-/// `storage(ndim)` has room for (it returns where shape then strides are copied, or nullptr),
-/// that every import rule accepts, with the `flags` it carries (ImportedFlags), NULL
-/// strides allowed or not (`null_strides_allowed()`, NullStridesAllowed: asked only for NULL
-/// strides) and ImportOptions::require_writable. The other device types need their route and
-/// verification (ImportFully). Recognises, enforcing nothing:
-/// see IMP-4, see IMP-5, see IMP-6, see IMP-7, see IMP-9, see IMP-12, see IMP-15, see DEV-1,
-/// see IMP-11, see IMP-10.
-template <class Managed, class NullAllowed, class Storage>
-[[gnu::always_inline]] inline bool RecogniseImport(const Managed& managed, uint64_t flags,
-                                                   NullAllowed&& null_strides_allowed,
-                                                   bool require_writable, Storage&& storage,
-                                                   FastImport* out) noexcept {
+/// The common import, in two halves: first everything but the layout's values and the
+/// address, then (RecogniseImportLayout) one pass over shape and strides. The caller may write
+/// what the first half established before the pass, so that fewer values live across it.
+///
+/// The first half: a host tensor (the other device types need their route and verification:
+/// ImportFully) with at most kMaxDims dimensions, that every import rule but those of the
+/// second half accepts, with the `flags` it carries (ImportedFlags), NULL strides allowed or
+/// not (`null_strides_allowed()`, NullStridesAllowed: asked only for NULL strides) and
+/// ImportOptions::require_writable. The device type's row, or nullptr. Recognises, enforcing
+/// nothing: see IMP-4, see IMP-5, see IMP-6, see IMP-7, see IMP-9, see IMP-12, see IMP-15,
+/// see DEV-1.
+template <class Managed, class NullAllowed>
+[[gnu::always_inline]] inline const DeviceTypeInfo* RecogniseImportHeader(
+    const Managed& managed, uint64_t flags, NullAllowed&& null_strides_allowed,
+    bool require_writable) noexcept {
   const DLTensor& t = managed.dl_tensor;
   if constexpr (!std::is_same_v<Managed, DLManagedTensor>) {
-    if (!VersionReadable(managed.version) || !FlagsKnown(managed.flags)) return false;
+    if (!VersionReadable(managed.version) || !FlagsKnown(managed.flags)) return nullptr;
   }
   if (!NdimValid(t.ndim) || !ShapeGiven(t.ndim, t.shape) ||
       !StridesAccepted(t.ndim, t.strides, null_strides_allowed) || !DtypeValid(t.dtype) ||
       !WritableAsRequired(flags, require_writable)) {
-    return false;
+    return nullptr;
   }
-  const DeviceTypeInfo* row = HostImportRow(t.device);
-  if (row == nullptr) return false;
-  int64_t* dims = storage(t.ndim);
+  return HostImportRow(t.device);
+}
+
+/// The second half, for a tensor the first half recognised: extents >= 1 and a span without
+/// overflow (FastSpan, which copies shape then strides to `dims`: room for t.ndim of each, or
+/// nullptr: declined), data given and an address range that is valid. Recognises, enforcing
+/// nothing: see IMP-8, see IMP-11, see IMP-10.
+[[gnu::always_inline]] inline bool RecogniseImportLayout(const DLTensor& t, int64_t* dims,
+                                                         FastImport* out) noexcept {
   ByteSpan span;
   int64_t start = 0;
   uintptr_t first = 0;
@@ -83,7 +90,6 @@ template <class Managed, class NullAllowed, class Storage>
       !AddressRangeValid(reinterpret_cast<uintptr_t>(t.data), start, span.bytes, &first)) {
     return false;
   }
-  out->row = row;
   out->span = span;
   out->first = first;
   return true;

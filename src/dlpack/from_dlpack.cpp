@@ -2,6 +2,7 @@
 #include "dlbridge/from_dlpack.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -164,40 +165,43 @@ uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* h
   return reinterpret_cast<uintptr_t>(info.contents);
 }
 
-// The common import (issue 17), recognised by the rules module (detail::RecogniseImport, one
-// pass over shape and strides that writes them into `result`'s inline storage as it goes) and
-// described here. False when anything is unusual or wrong, with `result` still a fresh Tensor
-// but for its inline storage: the full sequence then runs, decides and words every error.
+template <class Managed>
+constexpr ReleaseFunction kImportRelease =
+    std::is_same_v<Managed, DLManagedTensor> ? &detail::ReleaseImportedLegacy
+                                             : &detail::ReleaseImportedVersioned;
+
+// The common import (issue 17), recognised by the rules module (detail::RecogniseImportHeader,
+// then RecogniseImportLayout's one pass over shape and strides, which writes them into
+// `result`'s storage as it goes) and described here. False when anything is unusual or wrong,
+// with `result` partly written: the caller makes it a new Tensor, then the full sequence runs,
+// decides and words every error.
 template <class Managed>
 [[gnu::always_inline]] inline bool TryFastImport(const Managed& managed,
                                                  const ImportOptions& options,
                                                  Tensor& result) noexcept {
   const DLTensor& t = managed.dl_tensor;
   const uint64_t flags = ImportedFlagsOf(managed, options);
+  const DeviceTypeInfo* row = detail::RecogniseImportHeader(
+      managed, flags, [&] { return NullStridesAllowedFor(managed, options); },
+      options.require_writable);
+  if (row == nullptr) return false;
+  // Written before the pass, so that none of these values is held across it.
+  result.device = detail::ImportedDevice(*row, t.device);
+  result.flags = flags;
+  detail::LayoutAccess::Begin(result.layout, t.dtype, t.ndim);
   detail::FastImport fast;
-  if (!detail::RecogniseImport(
-          managed, flags, [&] { return NullStridesAllowedFor(managed, options); },
-          options.require_writable,
-          [&](int32_t ndim) { return detail::LayoutAccess::Storage(result.layout, ndim); },
-          &fast)) {
+  if (!detail::RecogniseImportLayout(t, detail::LayoutAccess::Storage(result.layout, t.ndim),
+                                     &fast)) {
     return false;
   }
-  detail::LayoutAccess::SetInline(result.layout, t.dtype, t.ndim,
-                                  static_cast<uint64_t>(-fast.span.low), fast.span);
-  result.device = detail::ImportedDevice(*fast.row, t.device);
-  result.flags = flags;
+  detail::LayoutAccess::Complete(result.layout, static_cast<uint64_t>(-fast.span.low), fast.span);
   detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(fast.first),
                                      fast.span.bytes, MemorySpace::kHost);
   return true;
 }
 
-template <class Managed>
-constexpr ReleaseFunction kImportRelease =
-    std::is_same_v<Managed, DLManagedTensor> ? &detail::ReleaseImportedLegacy
-                                             : &detail::ReleaseImportedVersioned;
-
 // The full sequence, out of line so that the fast path's frame stays small: every rule through
-// the ThrowSink, the device route, and `result` (fresh but for its inline storage) filled.
+// the ThrowSink, the device route, and `result` (a new Tensor) filled.
 template <class Managed>
 [[gnu::noinline]] void ImportFully(const char* where, Managed* managed,
                                    const ImportOptions& options, Tensor& result) {
@@ -248,11 +252,8 @@ template <class Managed>
 // described from what its export proved and wrote, its hold moved into `result` and its block
 // freed without the deleter. The import's options still apply, through the rules' predicates
 // (the flags a legacy tensor carries, require_writable: see IMP-15), and so does the device
-// table (a host type import describes: see DEV-1). False, with `result` still fresh but for its
-// inline storage, when anything differs: the import then runs as for any producer. (In a ledger
-// build that finds the block not live, false comes after the description was written: the
-// full import, which always runs on an own export's host memory with elements, writes every
-// field of it again.)
+// table (a host type import describes: see DEV-1). False, with `result` partly written, when
+// anything differs: the caller makes it a new Tensor and the import runs as for any producer.
 template <class Managed>
 [[gnu::always_inline]] inline bool TakeBackOwnExport(Managed& managed,
                                                      detail::ExportBlock<Managed>& block,
@@ -265,8 +266,8 @@ template <class Managed>
   const uint64_t flags = ImportedFlagsOf(managed, options);
   const DeviceTypeInfo* row = detail::HostImportRow(t.device);
   if (row == nullptr || !detail::WritableAsRequired(flags, options.require_writable)) return false;
-  detail::LayoutAccess::SetInline(result.layout, t.dtype, t.ndim,
-                                  static_cast<uint64_t>(-kept->span.low), kept->span);
+  detail::LayoutAccess::Begin(result.layout, t.dtype, t.ndim);
+  detail::LayoutAccess::Complete(result.layout, static_cast<uint64_t>(-kept->span.low), kept->span);
   result.device = detail::ImportedDevice(*row, t.device);
   result.flags = flags;
   detail::DescriptorAccess::Describe(result.descriptor, static_cast<int64_t>(kept->first),
@@ -274,10 +275,26 @@ template <class Managed>
   return detail::TakeBackExport(&block, result.descriptor);
 }
 
+// A default value from a call, not a constant: GCC clears the whole Tensor (272 bytes, one
+// `rep stos`) before a braced initializer in which any member is a constant.
+template <class T>
+T Blank() noexcept {
+  return T{};
+}
+
+// The import's result before a path writes it: device, flags and stream a new Tensor's, the
+// descriptor and layout unfilled (DescriptorAccess::Unfilled, LayoutAccess::Unfilled).
+inline Tensor UnfilledResult() noexcept {
+  return Tensor{detail::DescriptorAccess::Unfilled(), detail::LayoutAccess::Unfilled(),
+                Blank<DLDevice>(), Blank<uint64_t>(), Blank<std::optional<int64_t>>()};
+}
+
 template <class Managed>
 [[gnu::always_inline]] inline Tensor Import(const char* where, Managed* managed,
                                             const ImportOptions& options) {
-  Tensor result;
+  // Unfilled: a fast path stores each field of the description and layout once; when none
+  // takes the tensor, the result becomes a new Tensor's first.
+  Tensor result = UnfilledResult();
   if (managed != nullptr && detail::FastPathsOn()) {
     if (detail::ExportBlock<Managed>* block = detail::OwnExport(*managed)) {
       if (TakeBackOwnExport(*managed, *block, options, result)) return result;
@@ -285,10 +302,14 @@ template <class Managed>
       // IMP-1 as in ImportFully: the deleter becomes the release; IMP-3: or none.
       if (managed->deleter != nullptr) {
         detail::DescriptorAccess::Arm(result.descriptor, kImportRelease<Managed>, managed);
+      } else {
+        detail::DescriptorAccess::Disarm(result.descriptor);
       }
       return result;
     }
   }
+  detail::DescriptorAccess::Clear(result.descriptor);  // then nothing unwritten is read below
+  result = Tensor();
   ImportFully(where, managed, options, result);
   return result;
 }
