@@ -292,9 +292,10 @@ ExportMemory AllocateExport(const char* where, int32_t ndim, const ExportAllocat
 /// context); the deleter frees the block and then calls the keep-alive once (both through
 /// `allocator.deallocate` when it has one).
 template <class Managed>
-Managed* FillExport(ExportMemory memory, const ExportFacts& facts, const TensorLayout& layout,
-                    KeepAlive keep_alive, std::shared_ptr<const void>* owner,
-                    const ExportAllocator& allocator) noexcept {
+[[gnu::always_inline]] inline Managed* FillExport(ExportMemory memory, const ExportFacts& facts,
+                                                  const TensorLayout& layout, KeepAlive keep_alive,
+                                                  std::shared_ptr<const void>* owner,
+                                                  const ExportAllocator& allocator) noexcept {
   using Block = ExportBlock<Managed>;
   Block* block = new (memory.memory) Block;  // the DLPack structs stay uninitialised: all set below
   block->spare_sized = memory.spare_sized;
