@@ -68,7 +68,7 @@ class DLBRIDGE_API TensorLayout {
   static constexpr int32_t kInlineDims = 8;
   static constexpr int32_t kMaxDims = 64;  ///< The most dimensions dlbridge accepts.
 
-  /// A 0-d layout of one float32 element (LAY-1). Inline: every import builds one.
+  /// A 0-d layout of one float32 element (LAY-1). Inline: a few stores.
   TensorLayout() noexcept
       : dtype_{kDLFloat, 32, 1},
         ndim_(0),
@@ -183,10 +183,11 @@ class DLBRIDGE_API TensorLayout {
   // not walk the dimensions again.
   void KeepSpan() noexcept;
 
-  // An import's result (detail::LayoutAccess::Unfilled): its inline storage, the rest
-  // unwritten until the importer writes it, so that a fast import stores each field once.
+  // An import's result (detail::LayoutAccess::Unfilled): its inline storage and ndim 0 (so
+  // that even a move of it, which none makes, copies no dimensions), the rest unwritten until
+  // the importer writes it, so that a fast import stores each field once.
   struct Unfilled {};
-  explicit TensorLayout(Unfilled) noexcept : dims_(inline_) {}  // NOLINT: see Unfilled
+  explicit TensorLayout(Unfilled) noexcept : ndim_(0), dims_(inline_) {}  // NOLINT: see Unfilled
 
   // Every constructor but Unfilled's writes each field.
   DLDataType dtype_;

@@ -15,7 +15,8 @@ namespace detail {
 /// Import fills its result's layout in place: no temporary, and no second round of checks
 /// (ndim is in range, shape non-NULL and extents >= 0: CheckShape passed).
 struct LayoutAccess {
-  /// An import's result before the importer writes it: inline storage, the rest unwritten.
+  /// An import's result before the importer writes it: inline storage and ndim 0, the rest
+  /// unwritten.
   /// The importer writes it (Begin, Storage, Complete), or assigns a new layout, before
   /// anything reads it.
   static TensorLayout Unfilled() noexcept { return TensorLayout(TensorLayout::Unfilled{}); }

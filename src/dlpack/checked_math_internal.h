@@ -115,8 +115,12 @@ struct ByteSpan {
     if (MulOverflows(count, extent, &count)) return false;
   }
   // Every contiguous extent >= 1, judged once: none negative, and then a product without
-  // overflow is 0 only when one of them is 0 (what the loop did after an extent < 1 is discarded).
-  if ((extents | (count - 1)) < 0) return false;
+  // overflow is 0 only when one of them is 0; so the top bit of extents | (count - 1) decides.
+  // Unsigned: negative extents can leave any count, INT64_MIN included. (What the loop wrote to
+  // `dims` after an extent < 1 is the caller's to discard, as on any decline.)
+  if (((static_cast<uint64_t>(count) - 1) | static_cast<uint64_t>(extents)) >> 63 != 0) {
+    return false;
+  }
   int64_t lo = 0;
   int64_t end = count;   // one past the highest reachable element (from element zero)
   for (; i >= 0; --i) {  // strided (dimension i was copied above; copying it again is harmless)

@@ -200,11 +200,16 @@ template <class Managed>
   return true;
 }
 
-// The full sequence, out of line so that the fast path's frame stays small: every rule through
-// the ThrowSink, the device route, and `result` (a new Tensor) filled.
+// The full sequence, out of line so that the fast path's frame stays small: `result` (the
+// unfilled one) made a new Tensor, every rule through the ThrowSink, the device route, and
+// `result` filled.
 template <class Managed>
 [[gnu::noinline]] void ImportFully(const char* where, Managed* managed,
                                    const ImportOptions& options, Tensor& result) {
+  // The result as a declined fast path left it (unfilled, perhaps partly written) becomes a
+  // new Tensor first; nothing unwritten is read on the way.
+  detail::DescriptorAccess::Clear(result.descriptor);
+  result = Tensor();
   if (managed == nullptr) {  // IMP-3: nothing to consume
     Fail(ErrorCode::kInvalidArgument, std::string(where) + ": the managed tensor is null");
   }
@@ -308,8 +313,6 @@ template <class Managed>
       return result;
     }
   }
-  detail::DescriptorAccess::Clear(result.descriptor);  // then nothing unwritten is read below
-  result = Tensor();
   ImportFully(where, managed, options, result);
   return result;
 }
