@@ -16,9 +16,8 @@ namespace detail {
 /// (ndim is in range, shape non-NULL and extents >= 0: CheckShape passed).
 struct LayoutAccess {
   /// An import's result before the importer writes it: inline storage and ndim 0, the rest
-  /// unwritten.
-  /// The importer writes it (Begin, Storage, Complete), or assigns a new layout, before
-  /// anything reads it.
+  /// unwritten. The importer writes it (Begin, Storage, Complete), or assigns a new layout,
+  /// before anything reads it.
   static TensorLayout Unfilled() noexcept { return TensorLayout(TensorLayout::Unfilled{}); }
   static void Fill(TensorLayout& layout, DLDataType dtype, int32_t ndim, const int64_t* shape,
                    const int64_t* strides) {

@@ -16,13 +16,9 @@ namespace dlbridge {
 
 TensorLayout::TensorLayout(DLDataType dtype, std::vector<int64_t> shape,
                            std::vector<int64_t> strides, uint64_t byteOffset)
-    : dtype_(dtype),
-      ndim_(0),
-      byteOffset_(byteOffset),
-      dims_(inline_),
-      spanCount_(0),
-      spanLow_(0),
-      spanBytes_(-1) {
+    : TensorLayout() {  // every field a new layout's first: see the default constructor
+  dtype_ = dtype;
+  byteOffset_ = byteOffset;
   if (!strides.empty() && strides.size() != shape.size()) {
     detail::Fail(ErrorCode::kInvalidStrides,
                  "TensorLayout: strides has " + std::to_string(strides.size()) +
@@ -143,14 +139,9 @@ void TensorLayout::Release() noexcept {
   dims_ = inline_;
 }
 
-TensorLayout::TensorLayout(const TensorLayout& other)
-    : dtype_(other.dtype_),
-      ndim_(0),
-      byteOffset_(other.byteOffset_),
-      dims_(inline_),
-      spanCount_(0),
-      spanLow_(0),
-      spanBytes_(-1) {
+TensorLayout::TensorLayout(const TensorLayout& other) : TensorLayout() {
+  dtype_ = other.dtype_;
+  byteOffset_ = other.byteOffset_;
   Assign(other.ndim_, other.dims_, other.dims_ + other.ndim_);
 }
 

@@ -165,11 +165,6 @@ uintptr_t ResolveMetal(const char* where, const MetalResolver& resolver, void* h
   return reinterpret_cast<uintptr_t>(info.contents);
 }
 
-template <class Managed>
-constexpr ReleaseFunction kImportRelease =
-    std::is_same_v<Managed, DLManagedTensor> ? &detail::ReleaseImportedLegacy
-                                             : &detail::ReleaseImportedVersioned;
-
 // The common import (issue 17), recognised by the rules module (detail::RecogniseImportHeader,
 // then RecogniseImportLayout's one pass over shape and strides, which writes them into
 // `result`'s storage as it goes) and described here. False when anything is unusual or wrong,
@@ -248,7 +243,7 @@ template <class Managed>
     result.descriptor.SetMemorySpace(checked.row->space);
   }
   if (managed->deleter != nullptr) {  // IMP-1: the deleter becomes the release; IMP-3: or none
-    detail::DescriptorAccess::Arm(result.descriptor, kImportRelease<Managed>, managed);
+    detail::DescriptorAccess::Arm(result.descriptor, detail::kImportRelease<Managed>, managed);
   }
   guard.managed = nullptr;
 }
@@ -306,7 +301,7 @@ template <class Managed>
     } else if (TryFastImport(*managed, options, result)) {
       // IMP-1 as in ImportFully: the deleter becomes the release; IMP-3: or none.
       if (managed->deleter != nullptr) {
-        detail::DescriptorAccess::Arm(result.descriptor, kImportRelease<Managed>, managed);
+        detail::DescriptorAccess::Arm(result.descriptor, detail::kImportRelease<Managed>, managed);
       } else {
         detail::DescriptorAccess::Disarm(result.descriptor);
       }

@@ -168,9 +168,8 @@ template <class Managed>
                                               const ExportOptions& options) {
   constexpr bool kLegacy = std::is_same_v<Managed, DLManagedTensor>;
   MemoryDescriptor& descriptor = tensor.descriptor;
-  constexpr ReleaseFunction kImportRelease =
-      kLegacy ? &detail::ReleaseImportedLegacy : &detail::ReleaseImportedVersioned;
-  if (descriptor.GetRelease() == kImportRelease && descriptor.GetReleaseContext() != nullptr) {
+  if (descriptor.GetRelease() == detail::kImportRelease<Managed> &&
+      descriptor.GetReleaseContext() != nullptr) {
     auto* original = static_cast<Managed*>(descriptor.GetReleaseContext());
     // RT-2: the original, no allocation (checked before the export checks: the original passed
     // import's, and nothing about it changed).
