@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <new>
 #include <random>
 #include <sstream>
 #include <string>
@@ -624,5 +626,94 @@ TEST_CASE_TEMPLATE("RT-6 an own export imported unchanged is taken back with its
       CHECK_THROWS_AS(dlbridge::FromDLPack(m, writable), dlbridge::Error);
       CHECK(counter.calls == 1);
     }
+  }
+}
+
+// ---- RT-5, RT-6: the result of every import path is written whole ----
+
+namespace {
+
+// A pointer as DescribeWithHold writes it.
+std::string Text(const void* pointer) {
+  std::ostringstream out;
+  out << pointer;
+  return out.str();
+}
+
+// Everything a result says, its hold included, as text.
+std::string DescribeWithHold(dlbridge::Tensor& t) {
+  const dlbridge::MemoryDescriptor& d = t.descriptor;
+  std::ostringstream out;
+  out << Describe(t) << " role " << d.GetRole() << " holds " << d.HasOwnership() << " release "
+      << (d.GetRelease() != nullptr) << " context " << d.GetReleaseContext() << " owner "
+      << (d.GetOwner() != nullptr) << " stream " << t.stream.has_value();
+  return out.str();
+}
+
+// FromDLPack(m)'s result built in storage first filled with 0xAB bytes (through a volatile
+// pointer, so that the fill is not dropped as dead): the import writes straight into it
+// (guaranteed copy elision), and a field no path writes would show as 0xAB...
+template <class M>
+std::string ImportOverGarbage(M* m) {
+  alignas(dlbridge::Tensor) unsigned char storage[sizeof(dlbridge::Tensor)];
+  volatile unsigned char* fill = storage;
+  for (size_t i = 0; i < sizeof storage; ++i) fill[i] = 0xAB;
+  auto* t = new (storage) dlbridge::Tensor(dlbridge::FromDLPack(m));
+  std::string text = DescribeWithHold(*t);
+  t->~Tensor();
+  return text;
+}
+
+// The same import into a Tensor built the ordinary way, with the fast paths off.
+template <class M>
+std::string ImportFullWay(M* m) {
+  FastPathsOff off;
+  dlbridge::Tensor t = dlbridge::FromDLPack(m);
+  return DescribeWithHold(t);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("RT-5 an import's result is written whole on every path", M,
+                   DLManagedTensorVersioned, DLManagedTensor) {
+  Buffer buffer;
+  SUBCASE("a producer's tensor, with a deleter and without") {
+    for (bool deleter : {true, false}) {
+      CAPTURE(deleter);
+      HandBuilt<M> h(buffer.bytes, {3, 4});
+      if (!deleter) h.managed.deleter = nullptr;
+      const std::string fast = ImportOverGarbage(&h.managed);
+      CHECK(fast == ImportFullWay(&h.managed));
+      const std::string hold = deleter ? " holds 1 release 1 context " + Text(&h.managed)
+                                       : " holds 0 release 0 context " + Text(nullptr);
+      CHECK(fast.find(hold + " owner 0 stream 0") != std::string::npos);
+      CHECK(h.deletes == (deleter ? 2 : 0));
+    }
+  }
+  SUBCASE("a producer's tensor that the fast path declines (a zero extent)") {
+    HandBuilt<M> h(buffer.bytes, {3, 0});
+    CHECK(ImportOverGarbage(&h.managed) == ImportFullWay(&h.managed));
+    CHECK(h.deletes == 2);
+  }
+  SUBCASE("an own export taken back: a release hold") {
+    ReleaseCounter counter;
+    M* m = ExportAs<M>(HostTensor(buffer, counter, F32({2, 3})));
+    const std::string text = ImportOverGarbage(m);
+    CHECK(text.find(" role data holds 1 release 1 context " + Text(&counter) +
+                    " owner 0 stream 0") != std::string::npos);
+    CHECK(text.rfind("pointer " + std::to_string(buffer.Address()) + " size 24 ", 0) == 0);
+    CHECK(counter.calls == 1);
+  }
+  SUBCASE("an own export taken back: an owner hold") {
+    auto owner = std::make_shared<int>(7);
+    dlbridge::Tensor source;
+    source.descriptor.Set(buffer.Address(), 64, "host");
+    source.descriptor.SetOwner(owner);
+    source.layout = F32({4, 4});
+    M* m = ExportAs<M>(std::move(source));
+    const std::string text = ImportOverGarbage(m);
+    CHECK(text.find(" role data holds 1 release 0 context " + Text(nullptr) +
+                    " owner 1 stream 0") != std::string::npos);
+    CHECK(owner.use_count() == 1);
   }
 }
